@@ -31,6 +31,7 @@ import os
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
 HANDWRITTEN_SOURCE = os.path.join(HERE, "scenarios", "handwritten.json")
 RECORDED_DIR = os.path.join(HERE, "recorded")
 RECORDED_HANDWRITTEN = os.path.join(RECORDED_DIR, "handwritten.json")
@@ -137,9 +138,9 @@ def _check_task(task, tasks, where):
         raise ScenarioError("%s: task number %r is not in 0..%d" % (where, task, tasks - 1))
 
 
-def validate_scenario(scenario, recorded=False):
+def validate_scenario(scenario):
     name = scenario.get("name", "?") if isinstance(scenario, dict) else "?"
-    optional = ("why", "covers") + (("expected",) if recorded else ())
+    optional = ("why", "covers")
     _check_keys(scenario, ("name", "kind", "maxsize", "tasks", "steps"), optional, "scenario %s" % name)
     if not isinstance(name, str) or not name:
         raise ScenarioError("scenario name must be a non-empty string: %r" % (name,))
@@ -593,7 +594,8 @@ class Tally:
               "steps_ending_with_blocked_task", "shutdowns", "immediate_shutdowns", "drains_removing_items",
               "cancels", "batches_waking_then_acting", "wake_then_shutdown", "wake_then_cancel",
               "QueueShutDown", "Cancelled", "QueueEmpty", "QueueFull", "TooManyTaskDone",
-              "branching_steps", "order_sensitive_steps", "rejected_order_sensitive_candidates")
+              "branching_steps", "order_sensitive_steps", "rejected_order_sensitive_candidates",
+              "scenarios_with_several_shutdowns", "scenarios_with_mixed_shutdowns")
 
     def __init__(self):
         self.counts = dict.fromkeys(self.FIELDS, 0)
@@ -660,6 +662,11 @@ async def record_scenario(scenario, tally=None):
     finally:
         await session.close()
     if tally is not None:
+        kinds_of_shutdown = [a["immediate"] for step in scenario["steps"]
+                             for a in (step["batch"] if "batch" in step else [step])
+                             if a.get("op") == "shutdown"]
+        tally.counts["scenarios_with_several_shutdowns"] += len(kinds_of_shutdown) >= 2
+        tally.counts["scenarios_with_mixed_shutdowns"] += len(set(kinds_of_shutdown)) == 2
         tally.counts["scenarios"] += 1
         tally.kinds[scenario["kind"]] = tally.kinds.get(scenario["kind"], 0) + 1
     return expected
@@ -714,11 +721,18 @@ class Generator:
     re-drawn, so every step of the random corpus has one outcome under any resume order.
     """
 
+    BATCH_ACTIONS = (("put_nowait", 25), ("get_nowait", 20), ("task_done", 14), ("qsize", 4),
+                     ("empty", 3), ("full", 3), ("cancel", 15), ("shutdown", 3))
+
+    def __init__(self, seed, tally):
+        self.seed = seed
+        self.tally = tally
+        self.filling = False
+
     def _invoke_weights(self, session):
-        # Favour calls that block: get on an empty queue, put on a full one, join with work
-        # outstanding. Calls that can only fail are kept rare.
-        # The generator drifts between filling and draining phases so that both blocked
-        # getters (empty queue) and blocked putters (full queue, small maxsize) pile up.
+        # Favour calls that block. The generator drifts between filling and draining phases so
+        # that blocked getters (empty queue) and blocked putters (full queue, small maxsize) both
+        # pile up; join is likely while work is outstanding; calls that can only fail are rare.
         q = session.q
         closed = q._is_shutdown
         pending = q._unfinished_tasks
@@ -729,12 +743,6 @@ class Generator:
                 ("task_done", 9 if pending > q.qsize() else 4 if pending else 1),
                 ("get_nowait", 5), ("put_nowait", 1 if closed else 6),
                 ("qsize", 1), ("empty", 1), ("full", 1), ("shutdown", 1))
-    BATCH_ACTIONS = (("put_nowait", 25), ("get_nowait", 20), ("task_done", 14), ("qsize", 4),
-                     ("empty", 3), ("full", 3), ("cancel", 15), ("shutdown", 3))
-
-    def __init__(self, seed, tally):
-        self.seed = seed
-        self.tally = tally
 
     @staticmethod
     def _pick(rng, weighted):
@@ -780,7 +788,7 @@ class Generator:
                     step = self._shutdown_step(rng, session, plan[0][1])
                 else:
                     step = self._step(rng, session)
-                record, info = await session.apply(step, where)
+                _, info = await session.apply(step, where)
                 if info.branching:
                     sensitive, _ = await explore(scenario, steps, step, info.signature)
                     if sensitive:
@@ -860,7 +868,7 @@ class Generator:
 
     def _step(self, rng, session):
         idle, blocked = self._view(session)
-        shapes = [("batch", 28)]
+        shapes = [("batch", 28 if blocked else 12)]
         if idle:
             shapes.append(("invoke", 60))
         if blocked:
@@ -1039,6 +1047,14 @@ def main(argv):
     group.add_argument("--stats", action="store_true", help="re-record in memory and print corpus statistics")
     args = parser.parse_args(argv)
 
+    try:
+        return run(args)
+    except ScenarioError as exc:
+        sys.stderr.write("record.py: invalid scenario: %s\n" % exc)
+        return 1
+
+
+def run(args):
     if args.list:
         for s in load_handwritten():
             print(s["name"])
@@ -1077,7 +1093,7 @@ def main(argv):
             except FileNotFoundError:
                 current = None
             if current != text:
-                stale.append(os.path.relpath(path, os.getcwd()))
+                stale.append(os.path.relpath(path, REPO))
         if stale:
             print("traces are stale (%s); re-record with: PYENV_VERSION=3.13.0 python3.13 "
                   "specs/traces/record.py" % ", ".join(stale))
@@ -1089,7 +1105,7 @@ def main(argv):
     for path, text in sorted(files.items()):
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
-    print("recorded %s into %s" % (summary, os.path.relpath(RECORDED_DIR, os.getcwd())))
+    print("recorded %s into %s" % (summary, os.path.relpath(RECORDED_DIR, REPO)))
     return 0
 
 

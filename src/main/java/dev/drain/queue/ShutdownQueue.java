@@ -154,6 +154,8 @@ public class ShutdownQueue<T> {
 
     /** One blocked get() or put() call: Python's waiter future. */
     private static final class Waiter {
+        /** The thread making the call. */
+        final Thread thread = Thread.currentThread();
         /** Signalled once, by whoever removes this waiter from its line. */
         final Condition wakeup;
         /** Set when this waiter is removed from its line and woken. */
@@ -714,6 +716,28 @@ public class ShutdownQueue<T> {
         }
     }
 
+    /**
+     * Whether {@code thread} waits in the getter or putter line and is still parked there: false
+     * once an interrupt or a timeout has reached it. The trace replayer waits for this to turn
+     * false after it interrupts a blocked thread inside {@link #runLocked}, so that a wake-up that
+     * follows in the same critical section skips the cancelled waiter, as asyncio's does.
+     */
+    boolean isParkedInLine(Thread thread) {
+        lock.lock();
+        try {
+            for (ArrayDeque<Waiter> line : List.of(getters, putters)) {
+                for (Waiter waiter : line) {
+                    if (waiter.thread == thread && lock.hasWaiters(waiter.wakeup)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The queued items in the order {@code get} would return them. */
     List<T> itemsInGetOrder() {
         lock.lock();
@@ -783,12 +807,20 @@ public class ShutdownQueue<T> {
         countReachedZero.signalAll(); // every joiner waits for the same outcome
     }
 
-    /** Removes the longest-waiting waiter from {@code line}, if any, and wakes it. */
+    /**
+     * Removes the longest-waiting waiter from {@code line} that is still waiting, if any, and wakes
+     * it. Waiters that have already stopped waiting (interrupted or timed out, and about to leave
+     * the line themselves) are removed and skipped, as asyncio's {@code _wakeup_next} skips
+     * futures that are done. An interrupt that has not reached its waiter yet is not visible here;
+     * that waiter is woken, and passes the wake-up on when it runs (see {@link #park}).
+     */
     @GuardedBy("lock")
     private void wakeNext(ArrayDeque<Waiter> line) {
-        Waiter next = line.pollFirst();
-        if (next != null) {
-            notify(next);
+        for (Waiter next; (next = line.pollFirst()) != null; ) {
+            if (lock.hasWaiters(next.wakeup)) {
+                notify(next);
+                return;
+            }
         }
     }
 
