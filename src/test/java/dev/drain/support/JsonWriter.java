@@ -1,0 +1,80 @@
+package dev.drain.support;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** Writes maps, lists, strings, numbers, booleans and nulls as indented JSON; the inverse of {@link JsonReader}. */
+public final class JsonWriter {
+    private JsonWriter() {}
+
+    /** {@return {@code value} as JSON, indented by two spaces per level} */
+    public static String write(@Nullable Object value) {
+        StringBuilder out = new StringBuilder();
+        write(out, value, "");
+        return out.append('\n').toString();
+    }
+
+    private static void write(StringBuilder out, @Nullable Object value, String indent) {
+        switch (value) {
+            case null -> out.append("null");
+            case String s -> quote(out, s);
+            case Number n -> out.append(n);
+            case Boolean b -> out.append(b);
+            case Map<?, ?> map -> {
+                if (map.isEmpty()) {
+                    out.append("{}");
+                    return;
+                }
+                out.append("{\n");
+                Iterator<? extends Map.Entry<?, ?>> entries = map.entrySet().iterator();
+                while (entries.hasNext()) {
+                    Map.Entry<?, ?> e = entries.next();
+                    out.append(indent).append("  ");
+                    quote(out, String.valueOf(e.getKey()));
+                    out.append(": ");
+                    write(out, e.getValue(), indent + "  ");
+                    out.append(entries.hasNext() ? ",\n" : "\n");
+                }
+                out.append(indent).append('}');
+            }
+            case List<?> list -> {
+                if (list.isEmpty()) {
+                    out.append("[]");
+                    return;
+                }
+                out.append("[\n");
+                for (int i = 0; i < list.size(); i++) {
+                    out.append(indent).append("  ");
+                    write(out, list.get(i), indent + "  ");
+                    out.append(i + 1 < list.size() ? ",\n" : "\n");
+                }
+                out.append(indent).append(']');
+            }
+            default -> quote(out, value.toString());
+        }
+    }
+
+    private static void quote(StringBuilder out, String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+}
