@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -89,6 +91,46 @@ class TraceReplayTest {
     /** The clauses a trace can observe: everything but timeouts, nulls and memory effects. */
     static final String[] CLAUSES = {"SQ-01", "SQ-02", "SQ-03", "SQ-04", "SQ-05", "SQ-06", "SQ-07", "SQ-08",
         "SQ-09", "SQ-10", "SQ-11", "SQ-12", "SQ-13", "SQ-14", "SQ-17"};
+
+    /**
+     * SQ-08: the traces catch a deliberately broken queue (an immediate shutdown that forgets to
+     * subtract the drained items from the unfinished count): some hand-written scenario disagrees.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void tracesCatchABrokenQueue(ThreadKind threads, Evidence evidence) {
+        evidence.property("The traces catch a deliberately broken queue (an immediate shutdown that forgets the "
+                + "unfinished count): some FIFO hand-written scenario disagrees with CPython.", "SQ-08");
+        List<String> caught = new ArrayList<>();
+        for (TraceReplayer.Scenario scenario : HANDWRITTEN.scenarios()) {
+            if (!scenario.kind().equals("fifo")) {
+                continue;
+            }
+            evidence.tries(1);
+            try (TraceReplayer replayer = new TraceReplayer(scenario, threads,
+                    BrokenQueues.Variant.DRAIN_FORGETS_COUNT.create(scenario.maxsize()))) {
+                for (int i = 0; i < scenario.steps().size(); i++) {
+                    if (!replayer.step(scenario.steps().get(i)).equals(expectedResult(scenario, i))) {
+                        caught.add(scenario.name() + " step " + i);
+                        break;
+                    }
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+        evidence.count("scenarios that caught the bug", caught.size());
+        assertThat(caught).as("scenarios that disagree with CPython on the broken queue").isNotEmpty();
+    }
+
+    private static TraceReplayer.StepResult expectedResult(TraceReplayer.Scenario scenario, int step) {
+        Map<String, @Nullable Object> expected = scenario.expected().get(step);
+        @SuppressWarnings("unchecked")
+        var completed = (List<Map<String, @Nullable Object>>) Objects.requireNonNull(expected.get("completed"));
+        @SuppressWarnings("unchecked")
+        var state = (Map<String, @Nullable Object>) Objects.requireNonNull(expected.get("state"));
+        return new TraceReplayer.StepResult(completed, state);
+    }
 
     static void replay(TraceReplayer.Scenario scenario, ThreadKind threads, Evidence evidence) throws Exception {
         evidence.tries(1).count("runs on " + threads.name().toLowerCase(java.util.Locale.ROOT) + " threads", 1)

@@ -91,12 +91,17 @@ final class TraceReplayer implements AutoCloseable {
     }
 
     TraceReplayer(Scenario scenario, ThreadKind threads) {
-        this.queue = switch (scenario.kind()) {
+        this(scenario, threads, switch (scenario.kind()) {
             case "fifo" -> ShutdownQueue.fifo(scenario.maxsize());
             case "lifo" -> ShutdownQueue.lifo(scenario.maxsize());
             case "priority" -> ShutdownQueue.priority(scenario.maxsize());
             default -> throw new IllegalArgumentException("unknown kind " + scenario.kind());
-        };
+        });
+    }
+
+    /** Replays {@code scenario} against {@code queue}, which must be new and of the scenario's kind. */
+    TraceReplayer(Scenario scenario, ThreadKind threads, ShutdownQueue<Integer> queue) {
+        this.queue = queue;
         for (long id = 0; id < scenario.tasks(); id++) {
             workers.add(new Worker(id, threads));
         }
