@@ -1,0 +1,51 @@
+package dev.drain.pool;
+
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How items get from the pool's producer to its workers, and how that flow is stopped: the part
+ * of a worker pool that {@link dev.drain.queue.ShutdownQueue#shutdown(boolean)} replaces. Two
+ * implementations pass the same contract tests, side by side in {@code specs/worker-pool.md}:
+ * {@link QueueIntake} (Python 3.13's {@code shutdown()}) and {@link SentinelIntake} (the
+ * one-marker-per-consumer protocol that came before it).
+ *
+ * <p>One producer thread calls {@link #put} and, in a {@code finally} block, {@link #endOfInput};
+ * {@code workers} threads call {@link #take}; any thread may call {@link #stop} and
+ * {@link #abort}, which return at once.
+ *
+ * @param <T> the item type
+ */
+sealed interface Intake<T> permits QueueIntake, SentinelIntake {
+
+    /**
+     * Adds an item, waiting while the intake is full.
+     *
+     * @return {@code false} if the intake was stopped or aborted before the item could be added;
+     *     the caller still holds the item and must account for it
+     * @throws InterruptedException if the producer is cancelled while it waits
+     */
+    boolean put(T item) throws InterruptedException;
+
+    /**
+     * Takes the next item, waiting while there is none.
+     *
+     * @return the next item, or {@code null} once the intake has ended for this worker
+     * @throws InterruptedException if the worker is cancelled while it waits
+     */
+    @Nullable T take() throws InterruptedException;
+
+    /**
+     * The producer has no more items (its source ran out, or intake stopped). Called by the
+     * producer in a {@code finally} block, so every worker learns of the end on every path.
+     *
+     * @param cancelled whether the run is being cancelled (its workers are interrupted anyway)
+     */
+    void endOfInput(boolean cancelled);
+
+    /** Graceful stop: accept no more items; workers drain what is queued, then end. Returns at once. */
+    void stop();
+
+    /** Emergency stop: drop what is queued and end the workers now. Returns at once. {@return the dropped items} */
+    List<T> abort();
+}

@@ -1,0 +1,49 @@
+package dev.drain.pool;
+
+import java.io.Serial;
+import java.util.List;
+
+/**
+ * Thrown by the {@link Results} iteration that reaches the end of a run that was
+ * {@linkplain WorkerPool#abort() aborted}. It names what the abort left unprocessed: the items
+ * that were queued and dropped, and the items whose attempts were cancelled. None of them counts
+ * as processed. The results delivered before the end are real; this exception is never a success.
+ */
+public final class PoolAborted extends RuntimeException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final transient RunOutcome.Aborted outcome;
+
+    /**
+     * Creates the exception.
+     *
+     * @param outcome what the abort left behind
+     */
+    public PoolAborted(RunOutcome.Aborted outcome) {
+        super("aborted: " + outcome.discarded().size() + " queued items discarded, "
+                + outcome.cancelled().size() + " in-flight items cancelled, "
+                + outcome.failures().size() + " items failed before the abort");
+        this.outcome = outcome;
+    }
+
+    /** {@return the items that were queued and dropped} */
+    public List<?> discarded() {
+        return outcome.discarded();
+    }
+
+    /** {@return the items whose attempts were cancelled} */
+    public List<?> cancelled() {
+        return outcome.cancelled();
+    }
+
+    /** {@return the permanent failures that happened before the abort} */
+    public List<ItemFailure<?>> failures() {
+        return outcome.failures();
+    }
+
+    /** {@return the whole outcome} */
+    public RunOutcome.Aborted outcome() {
+        return outcome;
+    }
+}

@@ -1,0 +1,21 @@
+package dev.drain.pool;
+
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** A pool's validated settings, shared by its run. */
+record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, int workers, int queueSize,
+                        Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
+                        @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads) {
+
+    /** {@return whether an attempt that threw {@code cause} may be retried} */
+    boolean isRetryable(Throwable cause) {
+        for (Class<? extends Exception> type : retryable) {
+            if (type.isInstance(cause)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,70 @@
+package dev.drain.pool;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pool's JDK Flight Recorder events: a recording shows each attempt (with its duration), each
+ * escalated interrupt, and each stop and abort, under "drain" in JDK Mission Control. They cost
+ * nothing when no recording is running.
+ */
+final class PoolEvents {
+    private PoolEvents() {}
+
+    @Name("dev.drain.pool.Attempt")
+    @Label("Attempt")
+    @Category({"drain", "Worker pool"})
+    @Description("One attempt at handling one item, from fork to its end")
+    static final class Attempt extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+        @Label("Item")
+        @Nullable String item;
+        @Label("Attempt")
+        int attempt;
+        @Label("Worker")
+        int worker;
+        @Label("Outcome")
+        @Description("succeeded, failed, timed out, cancelled or stuck")
+        @Nullable String outcome;
+    }
+
+    @Name("dev.drain.pool.Escalation")
+    @Label("Interrupt escalated")
+    @Category({"drain", "Worker pool"})
+    @Description("An attempt was still running after an interrupt and was interrupted again")
+    static final class Escalation extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+        @Label("Item")
+        @Nullable String item;
+        @Label("Attempt")
+        int attempt;
+        @Label("Round")
+        @Description("2 or 3: the interrupt's round")
+        int round;
+    }
+
+    @Name("dev.drain.pool.StopRequested")
+    @Label("Stop requested")
+    @Category({"drain", "Worker pool"})
+    static final class StopRequested extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+    }
+
+    @Name("dev.drain.pool.Abort")
+    @Label("Abort")
+    @Category({"drain", "Worker pool"})
+    static final class Abort extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+        @Label("Discarded")
+        @Description("Queued items the abort dropped")
+        int discarded;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.drain.pool;
+
+import java.io.Serial;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Thrown by the {@link Results} iteration that reaches the end of a run in which items failed
+ * permanently. It holds exactly those failures, in the order they happened, and nothing else:
+ * no interruption, no cancellation, no timeout of the pool itself (Python's
+ * {@code ExceptionGroup} of the pool's failures).
+ */
+public final class PoolFailure extends RuntimeException {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    @SuppressWarnings("serial") // a record list; the pool does not serialize it
+    private final List<ItemFailure<?>> failures;
+
+    /**
+     * Creates the exception.
+     *
+     * @param failures the permanent failures, at least one
+     */
+    public PoolFailure(List<? extends ItemFailure<?>> failures) {
+        super(describe(failures));
+        this.failures = List.copyOf(failures);
+        if (this.failures.isEmpty()) {
+            throw new IllegalArgumentException("a PoolFailure holds at least one failure");
+        }
+    }
+
+    /** {@return the permanent failures, in the order they happened} */
+    public List<ItemFailure<?>> failures() {
+        return failures;
+    }
+
+    private static String describe(List<? extends ItemFailure<?>> failures) {
+        return failures.size() + (failures.size() == 1 ? " item" : " items") + " failed: "
+                + failures.stream()
+                        .map(f -> f.item() + " after " + f.attempts() + " attempt" + (f.attempts() == 1 ? "" : "s")
+                                + " (" + f.cause() + ")")
+                        .collect(Collectors.joining("; "));
+    }
+}

@@ -1,0 +1,201 @@
+package dev.drain.pool;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one place that uses {@link java.util.concurrent.StructuredTaskScope}: a preview API in JDK 25 whose shape changes
+ * in JDK 26 (JEP 525). The pool needs two things from it, and nothing else:
+ * <ul>
+ *   <li>{@link #runAll}: a scope whose owner forks a group of long-lived subtasks and waits for
+ *       all of them (the driver's scope: producer and workers);</li>
+ *   <li>{@link Single}: a scope holding one subtask whose owner waits for it with its
+ *       <em>own</em> deadline and can interrupt it again and again before it closes the scope
+ *       (one attempt). {@code StructuredTaskScope} alone interrupts a subtask once, on
+ *       cancellation, and {@code close()} then waits for it forever; the escalation has to
+ *       happen before {@code close()}, and {@code Single} is what makes that possible.</li>
+ * </ul>
+ * JDK 25 facts this relies on (JEP 505): only the owner forks, joins and closes; {@code join()}
+ * is called once; a subtask's thread comes from the configured {@code ThreadFactory}, called in
+ * {@code fork} by the owner; a subtask inherits the owner's {@link ScopedValue} bindings;
+ * {@code close()} cancels the scope if it was not joined (interrupting each unfinished thread
+ * once) and waits for every thread.
+ */
+// StructuredTaskScope is a preview API in JDK 25, and this file is its only user. javac's preview
+// warning cannot be suppressed on an import or in a member's signature (a field's type, a class's
+// supertype), so the type is named in full and only inside method bodies.
+@SuppressWarnings("preview")
+final class Structured {
+    private Structured() {}
+
+    /** Forks one subtask into the scope being set up; callable only by the scope's owner. */
+    @FunctionalInterface
+    interface Forker {
+        /** Forks {@code subtask} on a new thread whose name says its {@code role}. */
+        void fork(String role, Runnable subtask);
+    }
+
+    /** Makes the threads of a scope, named by role. */
+    @FunctionalInterface
+    interface Threads {
+        ThreadFactory forRole(String role);
+    }
+
+    /** Forks the subtasks of a scope. */
+    @FunctionalInterface
+    interface Body {
+        void forkInto(Forker forker);
+    }
+
+    /**
+     * Opens a scope named {@code name} on threads from {@code threads}, lets {@code body} fork
+     * its subtasks, and waits for all of them. If one throws, the scope is cancelled and the
+     * exception propagates wrapped in {@link java.util.concurrent.StructuredTaskScope.FailedException} (for the pool
+     * that is a bug). If the owner is interrupted while it waits, the scope is cancelled: every
+     * unfinished subtask's thread is interrupted once, {@code close()} waits for all of them, and
+     * then {@code InterruptedException} propagates.
+     */
+    static void runAll(String name, Threads threads, Body body) throws InterruptedException {
+        // fork() calls the factory on the owner's thread, so the role of the next fork can be
+        // handed to it through a plain field of this frame.
+        String[] role = {"task"};
+        ThreadFactory byRole = runnable -> threads.forRole(role[0]).newThread(runnable);
+        try (var scope = java.util.concurrent.StructuredTaskScope.open(java.util.concurrent.StructuredTaskScope.Joiner.<@Nullable Object>awaitAllSuccessfulOrThrow(),
+                config -> config.withName(name).withThreadFactory(byRole))) {
+            body.forkInto((forRole, subtask) -> {
+                role[0] = forRole;
+                scope.fork(subtask);
+            });
+            scope.join();
+        }
+    }
+
+    /** How a subtask ended. */
+    sealed interface Ending<R> {
+        /** It returned {@code value}. */
+        record Returned<R>(R value) implements Ending<R> {}
+
+        /** It threw {@code error}. */
+        record Threw<R>(Throwable error) implements Ending<R> {}
+    }
+
+    /**
+     * One subtask in a scope of its own. The owner (the thread that called {@link #fork}) waits
+     * for it with {@link #await}, may {@link #interrupt} its thread any number of times, reads
+     * {@link #ending} once it has completed, and closes it, in a try-with-resources statement.
+     *
+     * @param <R> the subtask's result type
+     */
+    static final class Single<R> implements AutoCloseable {
+        private final Completion<R> completion = new Completion<>();
+        /** The subtask's thread: created by the scope's thread factory inside fork, on the owner. */
+        private final Thread thread;
+        /** Joins (if {@code true}) and closes the scope; holds the scope so no field names its type. */
+        private final Closer closer;
+
+        /** Closes the scope; the only reference to it. */
+        @FunctionalInterface
+        private interface Closer {
+            void close(boolean join) throws InterruptedException;
+        }
+
+        private Single(String name, ThreadFactory threads, Callable<? extends R> task) {
+            Thread[] created = new Thread[1];
+            ThreadFactory capturing = runnable -> created[0] = threads.newThread(runnable);
+            // A joiner that records how the one subtask ended and opens the latch: generic policy,
+            // no business logic, never cancels. onComplete runs on the subtask's thread.
+            var joiner = new java.util.concurrent.StructuredTaskScope.Joiner<R, @Nullable Void>() {
+                @Override
+                public boolean onComplete(java.util.concurrent.StructuredTaskScope.Subtask<? extends R> subtask) {
+                    switch (subtask.state()) {
+                        case SUCCESS -> completion.complete(new Ending.Returned<>(subtask.get()));
+                        case FAILED -> completion.complete(new Ending.Threw<>(subtask.exception()));
+                        case UNAVAILABLE -> throw new AssertionError("unreachable: onComplete sees a completed subtask");
+                    }
+                    return false;
+                }
+
+                @Override
+                public @Nullable Void result() {
+                    return null;
+                }
+            };
+            var scope = java.util.concurrent.StructuredTaskScope.open(joiner,
+                    config -> config.withName(name).withThreadFactory(capturing));
+            scope.fork(task);
+            this.closer = join -> {
+                try {
+                    if (join) {
+                        scope.join(); // the owner must join after forking
+                    }
+                } finally {
+                    scope.close();
+                }
+            };
+            Thread started = created[0];
+            if (started == null) {
+                scope.close();
+                throw new IllegalStateException("the scope did not start a thread for " + name);
+            }
+            this.thread = started;
+        }
+
+        /** Forks {@code task} in a new scope named {@code name}, on a thread from {@code threads}. */
+        static <R> Single<R> fork(String name, ThreadFactory threads, Callable<? extends R> task) {
+            return new Single<>(name, threads, task);
+        }
+
+        /** Waits at most {@code nanos} for the subtask to complete; {@return whether it has} */
+        boolean await(long nanos) throws InterruptedException {
+            return completion.completed.await(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        /** {@return whether the subtask has completed} */
+        boolean isCompleted() {
+            return completion.completed.getCount() == 0;
+        }
+
+        /** Interrupts the subtask's thread (again). */
+        void interrupt() {
+            thread.interrupt();
+        }
+
+        /** {@return how the subtask ended} Call only once it has {@linkplain #isCompleted completed}. */
+        Ending<R> ending() {
+            Ending<R> ending = completion.ending;
+            if (ending == null) {
+                throw new IllegalStateException("the subtask has not completed");
+            }
+            return ending;
+        }
+
+        /**
+         * Joins and closes the scope. Once the subtask has completed this returns as soon as its
+         * thread has finished; before that, it cancels the scope (one more interrupt) and waits
+         * for the thread, without a bound. The caller's interrupt status is kept.
+         */
+        @Override
+        public void close() {
+            try {
+                closer.close(isCompleted());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** How a subtask ended, and a latch that opens when it has. */
+    private static final class Completion<R> {
+        final CountDownLatch completed = new CountDownLatch(1);
+        /** Written once, before {@code completed} opens; read after it has. */
+        volatile @Nullable Ending<R> ending;
+
+        void complete(Ending<R> ending) {
+            this.ending = ending;
+            completed.countDown();
+        }
+    }
+}

@@ -1,0 +1,362 @@
+package dev.drain.pool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A worker pool that can be stopped gracefully or in an emergency without losing, duplicating or
+ * leaking anything: {@code workers} threads take items from a bounded intake, handle each on a
+ * thread of its own under a per-item timeout, retry what is retryable, and deliver the results in
+ * completion order.
+ *
+ * <h2>What it guarantees</h2>
+ * The ten points of {@code specs/worker-pool.md} (WP-1 … WP-10), in short:
+ * <ol>
+ *   <li>Bounded intake: the source is never more than {@code queueSize + workers + 1} items ahead
+ *       of finished work.</li>
+ *   <li>Exactly once: every item pulled is handled once, every result delivered once.</li>
+ *   <li>Per-item timeout: an attempt that outlives {@code itemTimeout} is a failure (retryable if
+ *       {@link java.util.concurrent.TimeoutException} is), never a hang.</li>
+ *   <li>Escalating cancellation: a handler that swallows an interrupt is interrupted again,
+ *       {@code itemTimeout} later, three rounds in all; one that outlives all three is reported
+ *       as a {@link StuckAttempt} failure (the one documented limit: the run ends only when it
+ *       returns).</li>
+ *   <li>Retries: an exception of a {@linkplain Builder#retryable retryable} type is retried up to
+ *       {@code maxRetries} times.</li>
+ *   <li>Permanent failures stop intake, let the queued work drain, and end the run with one
+ *       {@link PoolFailure} holding exactly them.</li>
+ *   <li>{@link #requestStop()} stops intake, drains, and ends the run normally.</li>
+ *   <li>The {@linkplain MetricsSink metrics sink} may fail; the pool counts it and carries on.</li>
+ *   <li>Context isolation: each attempt sees its own {@link ItemContext}, through a
+ *       {@link ScopedValue}, and nothing another attempt sets.</li>
+ *   <li>No leaks: when the run has ended, every thread it started has finished.</li>
+ * </ol>
+ *
+ * <h2>How it runs</h2>
+ * {@link #run(Iterator)} starts the run and returns its {@link Results} at once; the consumer
+ * iterates them, in a try-with-resources statement. The run's driver and every attempt live in
+ * {@link java.util.concurrent.StructuredTaskScope}s; results reach the consumer through a bounded
+ * queue, so a slow consumer slows the workers, which slows the intake, which slows the pull from
+ * the source. A pool runs once.
+ *
+ * <h2>How it stops</h2>
+ * <ul>
+ *   <li>The source runs out: the queued work drains and the run completes.</li>
+ *   <li>{@link #requestStop()} (graceful, the deployment path): no more items are pulled, the
+ *       queued and in-flight work drains, the run completes normally.</li>
+ *   <li>{@link #abort()} (emergency): queued items are dropped and reported, in-flight attempts
+ *       are cancelled with the escalating interrupts, and the iteration ends with
+ *       {@link PoolAborted} naming what was left undone.</li>
+ *   <li>{@link Results#close()} before the end (abandon): as abort, and {@code close()} waits until
+ *       every thread of the run has finished.</li>
+ * </ul>
+ * {@code requestStop()} and {@code abort()} return at once, are idempotent, and may be called from
+ * any thread, before or during the run.
+ *
+ * <h2>Memory consistency effects</h2>
+ * Actions in the thread that pulls an item from the source happen-before the attempts that handle
+ * it; actions in an attempt happen-before the consumer receives its result; actions in every
+ * thread of the run happen-before the iteration reaches the end, and before {@code close()}
+ * returns.
+ *
+ * <h2>Nulls</h2>
+ * Arguments may not be {@code null}; the source may not yield {@code null} (the run then ends as
+ * {@link RunOutcome.SourceFailed}); a handler that returns {@code null} fails that attempt with a
+ * {@link NullPointerException}.
+ *
+ * @param <T> the item type
+ * @param <R> the result type
+ */
+public final class WorkerPool<T, R> {
+
+    /** Which intake carries items from the producer to the workers; see {@code specs/worker-pool.md}. */
+    public enum IntakeKind {
+        /** A bounded {@link dev.drain.queue.ShutdownQueue}: one {@code shutdown} call stops everyone. */
+        SHUTDOWN_QUEUE,
+        /** An {@link java.util.concurrent.ArrayBlockingQueue} with one stop marker per worker. */
+        SENTINEL
+    }
+
+    private static final AtomicLong POOLS = new AtomicLong();
+
+    private final PoolConfig<T, R> config;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private volatile @Nullable Run<T, R> run;
+    /** requestStop() or abort() before run(): the run starts stopped (or aborted). */
+    private volatile boolean stopEarly;
+    private volatile boolean abortEarly;
+
+    private WorkerPool(PoolConfig<T, R> config) {
+        this.config = config;
+    }
+
+    /**
+     * Starts configuring a pool.
+     *
+     * @param handle what to do with each item
+     * @param <T> the item type
+     * @param <R> the result type
+     * @return a builder with the defaults: 4 workers, a queue of 16, a 30-second item timeout,
+     *     nothing retryable, the {@code SHUTDOWN_QUEUE} intake, no metrics
+     */
+    public static <T, R> Builder<T, R> builder(Handler<? super T, ? extends R> handle) {
+        return new Builder<>(handle);
+    }
+
+    /**
+     * Starts the run over {@code source} and returns its results at once. The source is read by
+     * the pool's producer thread only, one item at a time, never more than
+     * {@code queueSize + workers + 1} items ahead of finished work.
+     *
+     * @param source the items
+     * @return the results, in completion order; close them (try-with-resources)
+     * @throws IllegalStateException if this pool has run before
+     */
+    public Results<R> run(Iterator<? extends T> source) {
+        return start(Objects.requireNonNull(source, "source"), null);
+    }
+
+    /**
+     * Starts the run over {@code source}'s iterator.
+     *
+     * @param source the items
+     * @return the results, in completion order; close them (try-with-resources)
+     * @throws IllegalStateException if this pool has run before
+     * @see #run(Iterator)
+     */
+    public Results<R> run(Iterable<? extends T> source) {
+        return run(Objects.requireNonNull(source, "source").iterator());
+    }
+
+    /**
+     * Starts the run over {@code source}, which the pool closes when it stops pulling from it.
+     *
+     * @param source the items
+     * @return the results, in completion order; close them (try-with-resources)
+     * @throws IllegalStateException if this pool has run before
+     * @see #run(Iterator)
+     */
+    public Results<R> run(Stream<? extends T> source) {
+        Objects.requireNonNull(source, "source");
+        return start(source.iterator(), source::close);
+    }
+
+    private Results<R> start(Iterator<? extends T> source, @Nullable Runnable closeSource) {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("a WorkerPool runs once; build a new one for another run");
+        }
+        Run<T, R> created = new Run<>(config, source, closeSource);
+        run = created;
+        // A stop or abort that came before run() published this run is applied here; one that
+        // comes after sees the run. Both paths may happen; both calls are idempotent.
+        if (stopEarly) {
+            created.requestStop();
+        }
+        if (abortEarly) {
+            created.abort();
+        }
+        created.start();
+        return created;
+    }
+
+    /**
+     * Stops the run gracefully: no more items are pulled, the queued and in-flight work drains,
+     * and the run ends normally (with a {@link PoolFailure} only if items failed). Returns at
+     * once; idempotent; any thread; before the run, the run starts stopped.
+     */
+    public void requestStop() {
+        stopEarly = true;
+        Run<T, R> current = run;
+        if (current != null) {
+            current.requestStop();
+        }
+    }
+
+    /**
+     * Ends the run in an emergency: the queued items are dropped, in-flight attempts are cancelled
+     * (with the escalating interrupts), and the iteration ends with a {@link PoolAborted} that
+     * names them. Returns at once; idempotent; any thread; after the run has ended, does nothing.
+     */
+    public void abort() {
+        abortEarly = true;
+        Run<T, R> current = run;
+        if (current != null) {
+            current.abort();
+        }
+    }
+
+    /** {@return how many threads this pool has started that are still running} Zero before and after a run. */
+    public int liveThreads() {
+        return config.threads().running();
+    }
+
+    /** {@return the pool's name, the prefix of its threads' names} */
+    public String name() {
+        return config.name();
+    }
+
+    @Override
+    public String toString() {
+        return "WorkerPool[" + config.name() + ", workers=" + config.workers() + ", queueSize=" + config.queueSize()
+                + ", itemTimeout=" + config.itemTimeout() + ", intake=" + config.intake() + "]";
+    }
+
+    /**
+     * Configures a {@link WorkerPool}. Every setting is checked by {@link #build()}, which names
+     * each one that is invalid.
+     *
+     * @param <T> the item type
+     * @param <R> the result type
+     */
+    public static final class Builder<T, R> {
+        private final @Nullable Handler<? super T, ? extends R> handler;
+        private int workers = 4;
+        private int queueSize = 16;
+        private @Nullable Duration itemTimeout = Duration.ofSeconds(30);
+        private final List<Class<? extends Exception>> retryable = new ArrayList<>();
+        private int maxRetries = 0;
+        private @Nullable MetricsSink metrics;
+        private IntakeKind intake = IntakeKind.SHUTDOWN_QUEUE;
+        private @Nullable String name;
+
+        private Builder(@Nullable Handler<? super T, ? extends R> handler) {
+            this.handler = handler;
+        }
+
+        /**
+         * Sets how many workers handle items at once.
+         *
+         * @param workers at least 1
+         * @return this builder
+         */
+        public Builder<T, R> workers(int workers) {
+            this.workers = workers;
+            return this;
+        }
+
+        /**
+         * Sets how many items may wait in the intake.
+         *
+         * @param queueSize at least 1
+         * @return this builder
+         */
+        public Builder<T, R> queueSize(int queueSize) {
+            this.queueSize = queueSize;
+            return this;
+        }
+
+        /**
+         * Sets how long one attempt may run, and the interval between the interrupts that try to
+         * stop it once it has outlived that.
+         *
+         * @param itemTimeout positive
+         * @return this builder
+         */
+        public Builder<T, R> itemTimeout(Duration itemTimeout) {
+            this.itemTimeout = itemTimeout;
+            return this;
+        }
+
+        /**
+         * Adds exception types whose attempts are retried (subtypes included); add
+         * {@link java.util.concurrent.TimeoutException} to retry attempts that time out.
+         *
+         * @param types the retryable types
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder<T, R> retryable(Class<? extends Exception>... types) {
+            for (Class<? extends Exception> type : types) {
+                retryable.add(Objects.requireNonNull(type, "retryable type"));
+            }
+            return this;
+        }
+
+        /**
+         * Sets how many times a retryable failure is retried (attempts = 1 + retries at most).
+         *
+         * @param maxRetries zero or more
+         * @return this builder
+         */
+        public Builder<T, R> maxRetries(int maxRetries) {
+            this.maxRetries = maxRetries;
+            return this;
+        }
+
+        /**
+         * Sets where events are reported; the sink may throw, and is called from many threads.
+         *
+         * @param metrics the sink
+         * @return this builder
+         */
+        public Builder<T, R> metrics(MetricsSink metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Chooses the intake: {@link IntakeKind#SHUTDOWN_QUEUE} (the default) or
+         * {@link IntakeKind#SENTINEL}; both meet the whole contract.
+         *
+         * @param intake the intake
+         * @return this builder
+         */
+        public Builder<T, R> intake(IntakeKind intake) {
+            this.intake = Objects.requireNonNull(intake, "intake");
+            return this;
+        }
+
+        /**
+         * Names the pool; its threads are named {@code <name>-<role>-<n>}.
+         *
+         * @param name not blank
+         * @return this builder
+         */
+        public Builder<T, R> name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Checks every setting and builds the pool.
+         *
+         * @return a new pool, not yet running
+         * @throws IllegalArgumentException naming every invalid setting, if any
+         */
+        public WorkerPool<T, R> build() {
+            List<String> problems = new ArrayList<>();
+            if (handler == null) {
+                problems.add("handler must not be null");
+            }
+            if (workers < 1) {
+                problems.add("workers must be at least 1, was " + workers);
+            }
+            if (queueSize < 1) {
+                problems.add("queueSize must be at least 1 (the intake is bounded), was " + queueSize);
+            }
+            Duration timeout = itemTimeout;
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                problems.add("itemTimeout must be positive, was " + timeout);
+            }
+            if (maxRetries < 0) {
+                problems.add("maxRetries must not be negative, was " + maxRetries);
+            }
+            String poolName = name == null ? "drain-pool-" + POOLS.incrementAndGet() : name;
+            if (poolName.isBlank()) {
+                problems.add("name must not be blank");
+            }
+            if (!problems.isEmpty() || handler == null || timeout == null) {
+                throw new IllegalArgumentException("invalid WorkerPool: " + String.join("; ", problems));
+            }
+            return new WorkerPool<>(new PoolConfig<>(poolName, handler, workers, queueSize, timeout,
+                    List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName)));
+        }
+    }
+}
