@@ -137,6 +137,12 @@ final class Run<T, R> implements Results<R> {
         } catch (RuntimeException | Error e) {
             crash = e; // a pool thread failed: a bug in drain, reported to the consumer
         } finally {
+            if (cancelRequested()) {
+                // Every thread is done; sweep what the intake still holds. The sentinel intake
+                // needs this: its abort drains with drainTo, and the producer can put one more
+                // item right after. (A ShutdownQueue refuses every put once shut down: empty.)
+                discard(intake.abort());
+            }
             end(crash);
         }
     }
@@ -393,8 +399,8 @@ final class Run<T, R> implements Results<R> {
     private void stuck(ItemContext<T> context) {
         String message = context + ": the handler was still running after 3 rounds of interrupts, "
                 + config.itemTimeout() + " apart";
-        metrics.record("attempt.stuck", () -> message);
         fail(context.item(), context.attempt(), new StuckAttempt(message));
+        metrics.record("attempt.stuck", () -> message);
     }
 
     /** Hands a result to the consumer; an interrupt does not drop it, only an abandoned run does. */

@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * <h2>How it runs</h2>
  * {@link #run(Iterator)} starts the run and returns its {@link Results} at once; the consumer
  * iterates them, in a try-with-resources statement. The run's driver and every attempt live in
- * {@link java.util.concurrent.StructuredTaskScope}s; results reach the consumer through a bounded
+ * {@code StructuredTaskScope}s; results reach the consumer through a bounded
  * queue, so a slow consumer slows the workers, which slows the intake, which slows the pull from
  * the source. A pool runs once.
  *

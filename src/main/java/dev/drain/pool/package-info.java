@@ -4,7 +4,7 @@
  *
  * <p>Python to Java: {@code await} is a blocking call on a virtual thread; {@code CancelledError}
  * is an interrupt; an {@code asyncio.Task} is a thread forked by a
- * {@link java.util.concurrent.StructuredTaskScope}; a {@code ContextVar} is a {@link ScopedValue};
+ * {@code StructuredTaskScope}; a {@code ContextVar} is a {@link ScopedValue};
  * an {@code ExceptionGroup} of failures is a {@link dev.drain.pool.PoolFailure}.
  *
  * <p>The numbered clauses ({@code WP-1} ...) that the tests cite are in

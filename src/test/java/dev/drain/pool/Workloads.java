@@ -1,0 +1,193 @@
+package dev.drain.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.drain.support.Bounds;
+import dev.drain.support.ThreadDump;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Sources, handlers and sinks for the pool's tests: the workloads the contract talks about. */
+final class Workloads {
+    private Workloads() {}
+
+    /** The result every succeeding handler here produces for {@code item}. */
+    static String result(int item) {
+        return "r" + item;
+    }
+
+    /** The items 0, 1, 2, ... (up to {@code limit}, or without end), counting how many were pulled. */
+    static final class CountingSource implements Iterator<Integer> {
+        private final int limit;
+        private final AtomicInteger pulled = new AtomicInteger();
+
+        private CountingSource(int limit) {
+            this.limit = limit;
+        }
+
+        static CountingSource of(int limit) {
+            return new CountingSource(limit);
+        }
+
+        static CountingSource endless() {
+            return new CountingSource(Integer.MAX_VALUE);
+        }
+
+        @Override
+        public boolean hasNext() {
+            return pulled.get() < limit;
+        }
+
+        @Override
+        public Integer next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return pulled.getAndIncrement();
+        }
+
+        int pulled() {
+            return pulled.get();
+        }
+    }
+
+    /** A gate that handlers wait at until the test opens it, counting who has arrived. */
+    static final class Gate {
+        private final CountDownLatch open = new CountDownLatch(1);
+        private final Semaphore arrived = new Semaphore(0);
+
+        /** Called by a handler: waits (interruptibly) until the gate opens. */
+        void pass() throws InterruptedException {
+            arrived.release();
+            open.await();
+        }
+
+        /** Waits until {@code n} more handlers have arrived at the gate. */
+        void awaitArrivals(int n) throws InterruptedException {
+            if (!arrived.tryAcquire(n, Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new AssertionError(n + " handlers did not reach the gate within " + Bounds.WAIT);
+            }
+        }
+
+        void open() {
+            open.countDown();
+        }
+    }
+
+    /** Succeeds at once with {@link #result}. */
+    static Handler<Integer, String> echo() {
+        return Workloads::result;
+    }
+
+    /** Succeeds once the gate opens. */
+    static Handler<Integer, String> behind(Gate gate) {
+        return item -> {
+            gate.pass();
+            return result(item);
+        };
+    }
+
+    /**
+     * Ignores the first {@code swallowed} interrupts (each noted in {@code interrupts}) and gives up
+     * on the next one by throwing {@code InterruptedException}: a handler that is stopped only by
+     * escalation. With a large {@code swallowed} it outlives every round until {@code release}
+     * opens.
+     */
+    static Handler<Integer, String> swallowing(int swallowed, AtomicInteger interrupts, CountDownLatch release) {
+        return item -> {
+            int seen = 0;
+            while (true) {
+                try {
+                    release.await();
+                    return result(item);
+                } catch (InterruptedException e) {
+                    interrupts.incrementAndGet();
+                    if (++seen > swallowed) {
+                        throw e;
+                    }
+                }
+            }
+        };
+    }
+
+    /** Blocks until interrupted, then gives up: a handler that always times out but stops at once. */
+    static Handler<Integer, String> untilInterrupted() {
+        return item -> {
+            new CountDownLatch(1).await();
+            throw new AssertionError("unreachable: the latch never opens");
+        };
+    }
+
+    /** Counts how many attempts each item gets. */
+    static final class Attempts {
+        private final Map<Integer, AtomicInteger> byItem = new ConcurrentHashMap<>();
+
+        int next(int item) {
+            return byItem.computeIfAbsent(item, k -> new AtomicInteger()).incrementAndGet();
+        }
+
+        int of(int item) {
+            AtomicInteger n = byItem.get(item);
+            return n == null ? 0 : n.get();
+        }
+
+        Map<Integer, Integer> all() {
+            Map<Integer, Integer> copy = new ConcurrentHashMap<>();
+            byItem.forEach((item, n) -> copy.put(item, n.get()));
+            return copy;
+        }
+    }
+
+    /** A sink that keeps every event, optionally throwing on every call as well. */
+    static final class RecordingSink implements MetricsSink {
+        private final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        private final boolean fail;
+
+        RecordingSink(boolean fail) {
+            this.fail = fail;
+        }
+
+        @Override
+        public void record(String event, String detail) throws Exception {
+            events.add(event + " " + detail);
+            if (fail) {
+                throw new IllegalStateException("this sink always fails");
+            }
+        }
+
+        long count(String event) {
+            return events.stream().filter(e -> e.startsWith(event + " ")).count();
+        }
+
+        List<String> named(String event) {
+            return events.stream().filter(e -> e.startsWith(event + " ")).toList();
+        }
+
+        int size() {
+            return events.size();
+        }
+    }
+
+    /** Iterates every result; returns them in the order they came. Exceptions from the end propagate. */
+    static <R> List<R> drain(Results<R> results) {
+        List<R> got = new ArrayList<>();
+        results.forEachRemaining(got::add);
+        return got;
+    }
+
+    /** WP-10: the pool has no thread left, by its own count and by a JSON thread dump of the JVM. */
+    static void assertNoThreadsLeft(WorkerPool<?, ?> pool) {
+        assertThat(pool.liveThreads()).as("threads of %s still running", pool.name()).isZero();
+        assertThat(ThreadDump.threadsNamed(pool.name() + "-")).as("threads of %s in a JSON thread dump", pool.name())
+                .isEmpty();
+    }
+}
