@@ -129,8 +129,8 @@ class InterruptionTest {
         Waits.until("getter-1 waits", () -> q.waitingGetters() == 1);
         Call<Integer> second = spawn.call("getter-2", q::get);
         Waits.until("getter-2 waits", () -> q.waitingGetters() == 2);
-        q.runLocked(() -> {
-            putNowait(q, 7); // wakes getter-1 ...
+        Queues.underLock(q, () -> {
+            q.putNowait(7); // wakes getter-1 ...
             first.thread().interrupt(); // ... which is cancelled before it runs
         });
         first.thrown(InterruptedException.class);
@@ -146,8 +146,8 @@ class InterruptionTest {
         Waits.until("putter-1 waits", () -> q.waitingPutters() == 1);
         Call<Void> second = spawn.run("putter-2", () -> q.put(3));
         Waits.until("putter-2 waits", () -> q.waitingPutters() == 2);
-        q.runLocked(() -> {
-            assertThat(getNowait(q)).isEqualTo(1); // wakes putter-1 ...
+        Queues.underLock(q, () -> {
+            assertThat(q.getNowait()).isEqualTo(1); // wakes putter-1 ...
             first.thread().interrupt(); // ... which is cancelled before it runs
         });
         first.thrown(InterruptedException.class);
@@ -161,7 +161,7 @@ class InterruptionTest {
         ShutdownQueue<Integer> q = new ShutdownQueue<>(0);
         Call<Integer> getter = spawn.use(threads).call("getter", q::get);
         Waits.until("the getter waits", () -> q.waitingGetters() == 1);
-        q.runLocked(() -> {
+        Queues.underLock(q, () -> {
             q.shutdown();
             getter.thread().interrupt();
         });
@@ -175,7 +175,7 @@ class InterruptionTest {
         q.putNowait(1);
         Call<Void> putter = spawn.use(threads).run("putter", () -> q.put(2));
         Waits.until("the putter waits", () -> q.waitingPutters() == 1);
-        q.runLocked(() -> {
+        Queues.underLock(q, () -> {
             q.shutdown(true);
             putter.thread().interrupt();
         });
@@ -189,27 +189,11 @@ class InterruptionTest {
         q.putNowait(1);
         Call<Void> joiner = spawn.use(threads).run("joiner", q::join);
         Waits.until("the joiner waits", () -> q.waitingJoiners() == 1);
-        q.runLocked(() -> {
+        Queues.underLock(q, () -> {
             q.shutdown(true); // count 1 -> 0: releases the joiner ...
             joiner.thread().interrupt(); // ... which is cancelled before it runs
         });
         joiner.thrown(InterruptedException.class);
         assertThat(q.unfinishedTasks()).isZero();
-    }
-
-    private static void putNowait(ShutdownQueue<Integer> q, int item) {
-        try {
-            q.putNowait(item);
-        } catch (QueueShutDown | QueueFull e) {
-            throw new AssertionError("putNowait refused " + item, e);
-        }
-    }
-
-    private static int getNowait(ShutdownQueue<Integer> q) {
-        try {
-            return q.getNowait();
-        } catch (QueueShutDown | QueueEmpty e) {
-            throw new AssertionError("getNowait found nothing", e);
-        }
     }
 }

@@ -329,14 +329,10 @@ class ShutdownQueueTest {
             q.putNowait(1);
             var joiner = spawn.use(threads).run("joiner", q::join);
             Waits.until("the joiner waits", () -> q.waitingJoiners() == 1);
-            q.runLocked(() -> {
-                try {
-                    q.getNowait();
-                    q.taskDone(); // count 0: the joiner is released ...
-                    q.putNowait(2); // ... and the count is 1 again before it runs
-                } catch (QueueEmpty | QueueShutDown | QueueFull e) {
-                    throw new AssertionError(e);
-                }
+            Queues.underLock(q, () -> {
+                q.getNowait();
+                q.taskDone(); // count 0: the joiner is released ...
+                q.putNowait(2); // ... and the count is 1 again before it runs
             });
             joiner.value();
             assertThat(q.unfinishedTasks()).isOne();
