@@ -1,5 +1,6 @@
 package dev.drain.support;
 
+import dev.drain.report.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -148,7 +149,7 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         try {
             Files.createDirectories(OUTPUT);
             Files.writeString(OUTPUT.resolve("property-report.md"), md);
-            Files.writeString(OUTPUT.resolve("property-report.json"), JsonWriter.write(document));
+            Files.writeString(OUTPUT.resolve("property-report.json"), Json.write(document));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,18 +1,23 @@
-package dev.drain.support;
+package dev.drain.report;
 
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** Writes maps, lists, strings, numbers, booleans and nulls as indented JSON; the inverse of {@link JsonReader}. */
-public final class JsonWriter {
-    private JsonWriter() {}
+/**
+ * Writes a JSON document, indented by two spaces per level: the contract report's
+ * {@code target/contract-report.json} and the property report's {@code target/property-report.json}.
+ * Values may be maps (keys written with {@code String.valueOf}), lists, strings, numbers,
+ * booleans and {@code null}; anything else is written as its {@code toString()} in quotes.
+ */
+public final class Json {
+    private Json() {}
 
-    /** {@return {@code value} as JSON, indented by two spaces per level} */
-    public static String write(@Nullable Object value) {
+    /** {@return {@code document} as JSON, with a final newline} */
+    public static String write(Map<String, ?> document) {
         StringBuilder out = new StringBuilder();
-        write(out, value, "");
+        write(out, document, "");
         return out.append('\n').toString();
     }
 

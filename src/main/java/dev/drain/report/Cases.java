@@ -1,0 +1,567 @@
+package dev.drain.report;
+
+import dev.drain.pool.Handler;
+import dev.drain.pool.ItemContext;
+import dev.drain.pool.ItemFailure;
+import dev.drain.pool.MetricsSink;
+import dev.drain.pool.PoolAborted;
+import dev.drain.pool.PoolFailure;
+import dev.drain.pool.PoolStats;
+import dev.drain.pool.Results;
+import dev.drain.pool.RunOutcome;
+import dev.drain.pool.WorkerPool;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The contract's cases (the eight of {@code worker-pool-contract.md}, then abandon, abort and
+ * caller-interrupted), each a small program that runs a {@link WorkerPool} and checks what it
+ * promised. Every case is deterministic: where timing would decide an outcome, a latch decides it.
+ */
+final class Cases {
+    private Cases() {}
+
+    /** How long any wait in a case may take before the case is reported as hung. */
+    static final Duration BOUND = Duration.ofSeconds(20);
+    /** The item timeout of the cases that time out: short, so escalation takes well under a second. */
+    static final Duration TIMEOUT = Duration.ofMillis(100);
+
+    /** One case: its name, what it shows, and the program that runs it. */
+    record Case(String name, String shows, Function<WorkerPool.IntakeKind, CaseResult> program) {}
+
+    static final List<Case> ALL = List.of(
+            new Case("happy", "every item succeeds, once, results in completion order", Cases::happy),
+            new Case("retry", "retryable failures succeed within maxRetries", Cases::retry),
+            new Case("timeout-retry", "a first attempt outlives itemTimeout; TimeoutException is retryable",
+                    Cases::timeoutRetry),
+            new Case("stubborn", "a handler swallows the first interrupt; the second stops it", Cases::stubborn),
+            new Case("permanent-failures", "failures stop intake, the queue drains, one PoolFailure",
+                    Cases::permanentFailures),
+            new Case("request-stop", "requestStop() twice, from two threads, mid-stream", Cases::requestStop),
+            new Case("metrics-failing", "a metrics sink that throws on every call", Cases::metricsFailing),
+            new Case("context-isolation", "two items rendezvous, each with its own context", Cases::contextIsolation),
+            new Case("abandon", "the consumer closes the results early", Cases::abandon),
+            new Case("abort", "the emergency path: drop, cancel, report", Cases::abort),
+            new Case("caller-interrupted", "the thread iterating the results is interrupted",
+                    Cases::callerInterrupted));
+
+    // ---- the cases -----------------------------------------------------------------------------------
+
+    /** Six items, all in flight; the consumer releases them newest first, so completion order is reversed. */
+    static CaseResult happy(WorkerPool.IntakeKind intake) {
+        return completesInReverse("happy", intake, null);
+    }
+
+    static CaseResult metricsFailing(WorkerPool.IntakeKind intake) {
+        return completesInReverse("metrics-failing", intake, (event, detail) -> {
+            throw new IllegalStateException("the metrics backend is down");
+        });
+    }
+
+    private static CaseResult completesInReverse(String name, WorkerPool.IntakeKind intake, @Nullable MetricsSink sink) {
+        int n = 6;
+        List<CountDownLatch> go = IntStream.range(0, n).mapToObj(i -> new CountDownLatch(1)).toList();
+        Trial trial = new Trial(name, intake, 2, n); // a worker per item: all six are in flight at once
+        WorkerPool.Builder<Integer, Integer> builder = trial.pool(item -> {
+            await(go.get(item));
+            return item;
+        });
+        if (sink != null) {
+            builder.metrics(sink);
+        }
+        go.get(n - 1).countDown();
+        trial.consume(builder.build(), range(n), result -> {
+            if (result > 0) {
+                go.get(result - 1).countDown(); // release the next older item
+            }
+        });
+        List<Integer> reversed = IntStream.range(0, n).map(i -> n - 1 - i).boxed().toList();
+        trial.order(trial.results.equals(reversed));
+        trial.expect(trial.outcomeIs(RunOutcome.Completed.class), "the run completes normally");
+        trial.expect(trial.attemptsAre(i -> 1), "one attempt per item");
+        if (sink != null) {
+            trial.expect(trial.stats().metricsRaised() > 0, "the sink's failures are counted");
+        }
+        return trial.result();
+    }
+
+    /** Item i fails with IOException on its first i % 3 attempts; maxRetries 2: everything succeeds. */
+    static CaseResult retry(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("retry", intake, 2, 2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            if (ItemContext.current().attempt() <= item % 3) {
+                throw new IOException("transient failure of " + item);
+            }
+            return item;
+        }).retryable(IOException.class).maxRetries(2).build();
+        trial.consume(pool, range(6), result -> { });
+        trial.expect(trial.resultSet().equals(new TreeSet<>(List.of(0, 1, 2, 3, 4, 5))), "every item succeeds");
+        trial.expect(trial.attemptsAre(i -> i % 3 + 1), "item i takes i % 3 + 1 attempts");
+        trial.expect(trial.outcomeIs(RunOutcome.Completed.class), "the run completes normally");
+        return trial.result();
+    }
+
+    /** Odd items hang on their first attempt until interrupted; TimeoutException is retryable. */
+    static CaseResult timeoutRetry(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("timeout-retry", intake, 2, 2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            if (item % 2 == 1 && ItemContext.current().attempt() == 1) {
+                new CountDownLatch(1).await(); // only the timeout's interrupt ends this
+            }
+            return item;
+        }).itemTimeout(TIMEOUT).retryable(TimeoutException.class).maxRetries(1).build();
+        trial.consume(pool, range(4), result -> { });
+        trial.expect(trial.resultSet().equals(new TreeSet<>(List.of(0, 1, 2, 3))), "every item succeeds");
+        trial.expect(trial.attemptsAre(i -> i % 2 + 1), "odd items take two attempts");
+        trial.expect(trial.stats().timedOut() == 2, "two attempts time out");
+        return trial.result();
+    }
+
+    /** Item 0 swallows the first interrupt and gives up at the second; item 1 is fine. */
+    static CaseResult stubborn(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("stubborn", intake, 2, 2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            if (item == 0) {
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException swallowed) {
+                    new CountDownLatch(1).await(); // carries on as if nothing happened: the second interrupt ends it
+                }
+            }
+            return item;
+        }).itemTimeout(TIMEOUT).build();
+        long start = System.nanoTime();
+        trial.consume(pool, range(2), result -> { });
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        trial.expect(trial.failedItems().equals(List.of(0)) && trial.failureCauses().equals(List.of("TimeoutException")),
+                "item 0 fails with TimeoutException");
+        trial.expect(trial.stats().escalations() == 1, "one escalated interrupt");
+        trial.expect(took.compareTo(TIMEOUT.multipliedBy(4).plusSeconds(2)) < 0, "stopped in bounded time");
+        trial.expect(trial.results.equals(List.of(1)), "item 1 still succeeds");
+        return trial.result();
+    }
+
+    /** An endless source; item 3 fails outright, item 4 exhausts its retries: intake stops, the rest drains. */
+    static CaseResult permanentFailures(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("permanent-failures", intake, 3, 2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            if (item == 3) {
+                throw new IllegalStateException("item 3 is malformed");
+            }
+            if (item == 4) {
+                throw new IOException("item 4's backend keeps failing");
+            }
+            return item;
+        }).retryable(IOException.class).maxRetries(1).build();
+        CountingSource source = new CountingSource(Integer.MAX_VALUE);
+        trial.consume(pool, source, result -> { });
+        Set<Integer> pulled = source.pulled();
+        Set<Integer> shouldFail = new TreeSet<>(pulled);
+        shouldFail.retainAll(Set.of(3, 4));
+        trial.expect(new TreeSet<>(trial.failedItems()).equals(shouldFail), "PoolFailure holds exactly the failed items");
+        Set<Integer> rest = new TreeSet<>(pulled);
+        rest.removeAll(Set.of(3, 4));
+        trial.expect(trial.resultSet().equals(rest) && trial.results.size() == rest.size(),
+                "every other pulled item was handled once (the queue drained)");
+        trial.expect(pulled.size() <= 4 + trial.leadBound, "intake stopped");
+        return trial.result();
+    }
+
+    /** An endless source; after ten results two threads call requestStop at once. */
+    static CaseResult requestStop(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("request-stop", intake, 4, 3);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> item).build();
+        CyclicBarrier together = new CyclicBarrier(2);
+        List<Thread> stoppers = new ArrayList<>();
+        CountingSource source = new CountingSource(Integer.MAX_VALUE);
+        trial.consume(pool, source, result -> {
+            if (trial.results.size() == 10) {
+                for (int i = 0; i < 2; i++) {
+                    stoppers.add(Thread.ofVirtual().start(() -> {
+                        await(together);
+                        pool.requestStop();
+                    }));
+                }
+            }
+        });
+        stoppers.forEach(Cases::join);
+        trial.expect(Objects.equals(trial.outcome, new RunOutcome.Completed(true)), "the run ends normally, stopped");
+        trial.expect(trial.resultSet().equals(source.pulled()) && trial.results.size() == source.pulled().size(),
+                "every pulled item is handled exactly once");
+        return trial.result();
+    }
+
+    /** Two items meet at a barrier while both are in flight; each must still see only its own context. */
+    static CaseResult contextIsolation(WorkerPool.IntakeKind intake) {
+        ScopedValue<Integer> mine = ScopedValue.newInstance();
+        ThreadLocal<Integer> local = new ThreadLocal<>();
+        CyclicBarrier rendezvous = new CyclicBarrier(2);
+        AtomicBoolean isolated = new AtomicBoolean(true);
+        Trial trial = new Trial("context-isolation", intake, 2, 2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            local.set(item);
+            return ScopedValue.where(mine, item).call(() -> {
+                await(rendezvous);
+                if (!item.equals(ItemContext.current().item()) || !item.equals(mine.get()) || !item.equals(local.get())) {
+                    isolated.set(false);
+                }
+                return item;
+            });
+        }).build();
+        trial.consume(pool, range(2), result -> { });
+        trial.expect(isolated.get(), "each item saw its own ItemContext, ScopedValue and ThreadLocal");
+        trial.expect(trial.resultSet().equals(Set.of(0, 1)), "both items succeed");
+        return trial.result();
+    }
+
+    /** Handlers block until interrupted; the consumer closes the results while both are in flight. */
+    static CaseResult abandon(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("abandon", intake, 2, 2);
+        CountDownLatch inFlight = new CountDownLatch(2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            inFlight.countDown();
+            new CountDownLatch(1).await();
+            return item;
+        }).itemTimeout(BOUND).build();
+        Results<Integer> results = pool.run(new CountingSource(Integer.MAX_VALUE));
+        await(inFlight);
+        results.close();
+        trial.closed(pool, results);
+        trial.expect(trial.outcome instanceof RunOutcome.Abandoned a && !a.interrupted(), "the run is abandoned");
+        trial.expect(trial.taskDelta == 0, "close() returned only after every thread finished");
+        return trial.result();
+    }
+
+    /** Handlers block until interrupted; once the queue is full, abort. */
+    static CaseResult abort(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("abort", intake, 3, 2);
+        CountDownLatch inFlight = new CountDownLatch(2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            inFlight.countDown();
+            new CountDownLatch(1).await();
+            return item;
+        }).itemTimeout(BOUND).build();
+        CountingSource source = new CountingSource(Integer.MAX_VALUE);
+        Results<Integer> results = pool.run(source);
+        await(inFlight);
+        awaitUntil(() -> results.stats().accepted() == 5); // two in flight, three queued
+        pool.abort();
+        trial.drain(pool, results);
+        if (trial.outcome instanceof RunOutcome.Aborted a) {
+            Set<Integer> settled = new TreeSet<>(integers(a.discarded()));
+            settled.addAll(integers(a.cancelled()));
+            trial.expect(a.cancelled().size() == 2, "the two in-flight items are cancelled");
+            trial.expect(settled.equals(source.pulled()) && a.discarded().size() + a.cancelled().size() == settled.size(),
+                    "every pulled item is discarded or cancelled, once, and named");
+        } else {
+            trial.expect(false, "the run ends in PoolAborted");
+        }
+        return trial.result();
+    }
+
+    /** The consumer waits on its own thread; that thread is interrupted while it waits. */
+    static CaseResult callerInterrupted(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("caller-interrupted", intake, 2, 2);
+        CountDownLatch inFlight = new CountDownLatch(2);
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            inFlight.countDown();
+            new CountDownLatch(1).await();
+            return item;
+        }).itemTimeout(BOUND).build();
+        Results<Integer> results = pool.run(new CountingSource(Integer.MAX_VALUE));
+        AtomicReference<String> seen = new AtomicReference<>("nothing");
+        Thread consumer = Thread.ofVirtual().start(() -> {
+            try {
+                seen.set("hasNext returned " + results.hasNext());
+            } catch (CancellationException e) {
+                seen.set(Thread.currentThread().isInterrupted() ? "cancelled, still interrupted" : "cancelled");
+            }
+        });
+        await(inFlight);
+        awaitUntil(() -> consumer.getState() == Thread.State.WAITING);
+        consumer.interrupt();
+        join(consumer);
+        trial.closed(pool, results);
+        trial.expect(seen.get().equals("cancelled, still interrupted"),
+                "the consumer gets CancellationException and keeps its interrupt status");
+        trial.expect(trial.outcome instanceof RunOutcome.Abandoned a && a.interrupted(), "the run is abandoned");
+        trial.expect(trial.taskDelta == 0, "every thread finished before hasNext threw");
+        return trial.result();
+    }
+
+    // ---- what a case records -------------------------------------------------------------------------
+
+    /** One case on one intake: the pool it builds, what the consumer saw, and the checks. */
+    private static final class Trial {
+        final String name;
+        final WorkerPool.IntakeKind intake;
+        final int queueSize;
+        final int workers;
+        final long leadBound;
+        final long start = System.nanoTime();
+        final Map<Integer, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        final AtomicBoolean contextOk = new AtomicBoolean(true);
+        final List<Integer> results = new ArrayList<>();
+        final List<String> failedChecks = new ArrayList<>();
+        List<ItemFailure<?>> failures = List.of();
+        @Nullable RunOutcome outcome;
+        @Nullable Results<Integer> finished;
+        String order = "-";
+        int taskDelta;
+
+        Trial(String name, WorkerPool.IntakeKind intake, int queueSize, int workers) {
+            this.name = name;
+            this.intake = intake;
+            this.queueSize = queueSize;
+            this.workers = workers;
+            this.leadBound = queueSize + workers + 1L;
+        }
+
+        /** A builder for this trial's pool, its handler wrapped to count attempts and check contexts. */
+        WorkerPool.Builder<Integer, Integer> pool(Handler<Integer, Integer> handler) {
+            return WorkerPool.<Integer, Integer>builder(item -> {
+                int attempt = attempts.computeIfAbsent(item, k -> new AtomicInteger()).incrementAndGet();
+                ItemContext<?> context = ItemContext.current();
+                if (!item.equals(context.item()) || context.attempt() != attempt) {
+                    contextOk.set(false);
+                }
+                return handler.handle(item);
+            }).intake(intake).queueSize(queueSize).workers(workers).name("report-" + name + "-" + intake.name().toLowerCase(Locale.ROOT));
+        }
+
+        /** Iterates every result, calling {@code each} after each one, then closes. */
+        void consume(WorkerPool<Integer, Integer> pool, Iterator<Integer> source, ResultHook each) {
+            try (Results<Integer> results = pool.run(source)) {
+                try {
+                    while (results.hasNext()) {
+                        Integer result = results.next();
+                        this.results.add(result);
+                        each.accept(result);
+                    }
+                } catch (PoolFailure failure) {
+                    failures = failure.failures();
+                } catch (PoolAborted aborted) {
+                    failures = aborted.failures();
+                }
+                finished = results;
+            }
+            closed(pool, Objects.requireNonNull(finished));
+        }
+
+        /** Iterates what is left of a run, then closes. */
+        void drain(WorkerPool<Integer, Integer> pool, Results<Integer> results) {
+            try (results) {
+                while (results.hasNext()) {
+                    this.results.add(results.next());
+                }
+            } catch (PoolFailure failure) {
+                failures = failure.failures();
+            } catch (PoolAborted aborted) {
+                failures = aborted.failures();
+            }
+            closed(pool, results);
+        }
+
+        /** Records the end of a run whose results are closed. */
+        void closed(WorkerPool<Integer, Integer> pool, Results<Integer> results) {
+            finished = results;
+            outcome = results.outcome().orElse(null);
+            taskDelta = pool.liveThreads();
+        }
+
+        PoolStats stats() {
+            return Objects.requireNonNull(finished, "the run has not ended").stats();
+        }
+
+        void order(boolean completionOrder) {
+            order = completionOrder ? "completion" : "WRONG";
+            expect(completionOrder, "results arrive in completion order");
+        }
+
+        void expect(boolean holds, String what) {
+            if (!holds) {
+                failedChecks.add(what);
+            }
+        }
+
+        boolean outcomeIs(Class<? extends RunOutcome> type) {
+            return type.isInstance(outcome);
+        }
+
+        boolean attemptsAre(Function<Integer, Integer> expected) {
+            return attempts.entrySet().stream().allMatch(e -> e.getValue().get() == expected.apply(e.getKey()));
+        }
+
+        Set<Integer> resultSet() {
+            return new TreeSet<>(results);
+        }
+
+        List<Integer> failedItems() {
+            return failures.stream().map(f -> (Integer) f.item()).toList();
+        }
+
+        List<String> failureCauses() {
+            return failures.stream().map(f -> f.cause().getClass().getSimpleName()).toList();
+        }
+
+        CaseResult result() {
+            PoolStats stats = stats();
+            expect(stats.maxLead() <= leadBound, "the lead stays within queueSize + workers + 1");
+            expect(contextOk.get(), "every attempt sees its own context");
+            expect(taskDelta == 0, "no thread of the pool outlives the run");
+            Map<Integer, Integer> perAttempts = new TreeMap<>();
+            attempts.values().forEach(n -> perAttempts.merge(n.get(), 1, Integer::sum));
+            String attemptText = perAttempts.isEmpty() ? "-" : perAttempts.entrySet().stream()
+                    .map(e -> e.getKey() + "×" + e.getValue()).collect(Collectors.joining(" "));
+            return new CaseResult(name, intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "queue" : "sentinel",
+                    results.size(), order, attemptText, stats.maxLead(), leadBound, summarize(outcome), detail(outcome),
+                    contextOk.get(), stats.metricsRaised(), taskDelta, failedChecks,
+                    Duration.ofNanos(System.nanoTime() - start).toMillis());
+        }
+    }
+
+    /** What a case does with each result as it arrives. */
+    @FunctionalInterface
+    private interface ResultHook {
+        void accept(Integer result);
+    }
+
+    /** The outcome in a few words, for the table. */
+    static String summarize(@Nullable RunOutcome outcome) {
+        return switch (outcome) {
+            case null -> "not ended";
+            case RunOutcome.Completed c -> c.stopRequested() ? "normal (stopped)" : "normal";
+            case RunOutcome.Failed f -> "PoolFailure(" + f.failures().size() + ")";
+            case RunOutcome.Aborted a -> "aborted: " + a.discarded().size() + " discarded, " + a.cancelled().size()
+                    + " cancelled";
+            case RunOutcome.Abandoned a -> a.interrupted() ? "abandoned (interrupted)" : "abandoned (closed)";
+            case RunOutcome.SourceFailed s -> "source failed";
+            case RunOutcome.Crashed c -> "CRASHED";
+        };
+    }
+
+    /** The outcome in full: the failures' items, types and messages, or the discarded and cancelled items. */
+    static String detail(@Nullable RunOutcome outcome) {
+        return switch (outcome) {
+            case null -> "";
+            case RunOutcome.Completed c -> "";
+            case RunOutcome.Failed f -> f.failures().stream()
+                    .map(i -> "item " + i.item() + " after " + i.attempts() + (i.attempts() == 1 ? " attempt: " : " attempts: ")
+                            + i.cause().getClass().getSimpleName() + " '" + i.cause().getMessage() + "'")
+                    .collect(Collectors.joining("; "));
+            case RunOutcome.Aborted a -> "discarded " + sorted(a.discarded()) + ", cancelled " + sorted(a.cancelled());
+            case RunOutcome.Abandoned a -> "discarded " + sorted(a.discarded()) + ", cancelled " + sorted(a.cancelled());
+            case RunOutcome.SourceFailed s -> String.valueOf(s.cause());
+            case RunOutcome.Crashed c -> String.valueOf(c.cause());
+        };
+    }
+
+    // ---- small helpers -------------------------------------------------------------------------------
+
+    /** The items 0, 1, ... up to {@code limit}, remembering which were pulled. */
+    private static final class CountingSource implements Iterator<Integer> {
+        private final int limit;
+        private final Set<Integer> pulled = ConcurrentHashMap.newKeySet();
+        private int next;
+
+        CountingSource(int limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return next < limit;
+        }
+
+        @Override
+        public Integer next() {
+            pulled.add(next);
+            return next++;
+        }
+
+        Set<Integer> pulled() {
+            return new TreeSet<>(pulled);
+        }
+    }
+
+    private static Iterator<Integer> range(int n) {
+        return IntStream.range(0, n).iterator();
+    }
+
+    private static Set<Integer> sorted(List<?> items) {
+        return new TreeSet<>(integers(items));
+    }
+
+    private static List<Integer> integers(List<?> items) {
+        return items.stream().map(Integer.class::cast).toList();
+    }
+
+    /** Waits for a latch, at most {@link #BOUND}; a case that hangs is a bug, reported as such. */
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(BOUND.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new IllegalStateException("a case waited longer than " + BOUND);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void await(CyclicBarrier barrier) {
+        try {
+            barrier.await(BOUND.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("a barrier in a case broke", e);
+        }
+    }
+
+    private static void join(Thread thread) {
+        try {
+            if (!thread.join(BOUND)) {
+                throw new IllegalStateException(thread + " did not finish within " + BOUND);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** Polls {@code condition} until it holds, at most {@link #BOUND}. */
+    private static void awaitUntil(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("a case waited longer than " + BOUND);
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100)); // a short poll between looks
+        }
+    }
+}

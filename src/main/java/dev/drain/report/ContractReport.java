@@ -1,0 +1,279 @@
+package dev.drain.report;
+
+import dev.drain.pool.WorkerPool;
+import java.io.Console;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * The project's main job: runs the worker pool's contract cases on both intakes, prints what each
+ * showed and which of the ten points (and the static eleventh) each case proves, writes the same
+ * data to {@code target/contract-report.json}, and exits with status 1 if any point fails.
+ *
+ * <pre>
+ * usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json]
+ *   --case NAME     run one case (happy, retry, timeout-retry, stubborn, permanent-failures,
+ *                   request-stop, metrics-failing, context-isolation, abandon, abort,
+ *                   caller-interrupted)
+ *   --intake KIND   run on one intake only
+ *   --json          print the JSON instead of the tables
+ * </pre>
+ * From the repository: {@code ./mvnw -q compile exec:exec}, with options in
+ * {@code -Dreport.args="--case stubborn"}.
+ */
+public final class ContractReport {
+    private ContractReport() {}
+
+    /** One point of the contract, and how the report decides it. */
+    private record Point(String id, String title, String provedBy, List<String> cases,
+                         Predicate<CaseResult> holds) {}
+
+    private static final List<String> EVERY_CASE = Cases.ALL.stream().map(Cases.Case::name).toList();
+
+    private static final List<Point> POINTS = List.of(
+            new Point("WP-1", "Bounded intake", "every case: max_lead <= queueSize + workers + 1", EVERY_CASE,
+                    CaseResult::leadOk),
+            new Point("WP-2", "Exactly once", "", List.of("happy", "permanent-failures", "request-stop", "abort"),
+                    CaseResult::passed),
+            new Point("WP-3", "Per-item timeout", "", List.of("timeout-retry", "stubborn"), CaseResult::passed),
+            new Point("WP-4", "Escalating cancellation", "", List.of("stubborn", "abandon"), CaseResult::passed),
+            new Point("WP-5", "Retry policy", "", List.of("retry", "timeout-retry"), CaseResult::passed),
+            new Point("WP-6", "Permanent failures", "", List.of("permanent-failures"), CaseResult::passed),
+            new Point("WP-7", "requestStop()", "", List.of("request-stop"), CaseResult::passed),
+            new Point("WP-8", "The metrics sink may fail", "", List.of("metrics-failing"), CaseResult::passed),
+            new Point("WP-9", "Context isolation", "context-isolation; ctx_ok in every case", EVERY_CASE,
+                    r -> r.contextOk() && (!r.name().equals("context-isolation") || r.passed())),
+            new Point("WP-10", "No leaks", "every case: task_delta = 0", EVERY_CASE, r -> r.taskDelta() == 0));
+
+    /** What the command line asked for. */
+    private record Options(List<Cases.Case> cases, List<WorkerPool.IntakeKind> intakes, boolean json) {}
+
+    /**
+     * Runs the report.
+     *
+     * @param args the options; see the class description
+     */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the report with {@code args}, printing to {@code out} (and usage errors and progress to
+     * {@code err}); {@return the exit status: 0 if every point holds, 1 if one fails, 2 for bad options}
+     */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        Options options;
+        try {
+            options = parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("ContractReport: " + e.getMessage());
+            err.println("usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json]");
+            return 2;
+        }
+        Style style = Style.detect(err);
+        List<CaseResult> results = runCases(options, style);
+        List<String> apiProblems = ApiScan.problems(ApiScan.PACKAGES);
+        Map<String, Object> json = json(results, apiProblems);
+        write(Path.of("target", "contract-report.json"), Json.write(json));
+        if (options.json()) {
+            out.print(Json.write(json));
+        } else {
+            print(out, style, results, apiProblems);
+        }
+        boolean allHold = pointResults(results, apiProblems).values().stream()
+                .allMatch(verdict -> verdict.equals("holds") || verdict.equals("not run"));
+        return allHold && results.stream().allMatch(CaseResult::passed) ? 0 : 1;
+    }
+
+    private static Options parse(String[] args) {
+        List<Cases.Case> cases = Cases.ALL;
+        List<WorkerPool.IntakeKind> intakes = List.of(WorkerPool.IntakeKind.values());
+        boolean json = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            switch (arg) {
+                case "--json" -> json = true;
+                case "--case", "--intake" -> {
+                    if (i + 1 >= args.length) {
+                        throw new IllegalArgumentException(arg + " needs a value");
+                    }
+                    String value = args[++i];
+                    if (arg.equals("--case")) {
+                        cases = Cases.ALL.stream().filter(c -> c.name().equals(value)).toList();
+                        if (cases.isEmpty()) {
+                            throw new IllegalArgumentException("no case named '" + value + "'; the cases are "
+                                    + String.join(", ", EVERY_CASE));
+                        }
+                    } else {
+                        intakes = List.of(switch (value) {
+                            case "queue" -> WorkerPool.IntakeKind.SHUTDOWN_QUEUE;
+                            case "sentinel" -> WorkerPool.IntakeKind.SENTINEL;
+                            default -> throw new IllegalArgumentException("--intake is queue or sentinel, not '" + value + "'");
+                        });
+                    }
+                }
+                case "--help", "-h" -> throw new IllegalArgumentException("runs the worker pool's contract cases");
+                default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
+            }
+        }
+        return new Options(cases, intakes, json);
+    }
+
+    private static List<CaseResult> runCases(Options options, Style style) {
+        List<CaseResult> results = new ArrayList<>();
+        int total = options.cases().size() * options.intakes().size();
+        for (Cases.Case c : options.cases()) {
+            for (WorkerPool.IntakeKind intake : options.intakes()) {
+                style.progress("[" + (results.size() + 1) + "/" + total + "] " + c.name() + " on " + intake);
+                results.add(runOne(c, intake));
+            }
+        }
+        style.progress("");
+        return results;
+    }
+
+    /** Runs one case; a case that throws is reported as failed, not as a crash of the report. */
+    private static CaseResult runOne(Cases.Case c, WorkerPool.IntakeKind intake) {
+        long start = System.nanoTime();
+        try {
+            return c.program().apply(intake);
+        } catch (RuntimeException e) {
+            return new CaseResult(c.name(), intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "queue" : "sentinel",
+                    0, "-", "-", 0, 0, "the case failed", String.valueOf(e), false, 0, -1,
+                    List.of("the case ran to its end"), (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    /** For each point: "holds", "FAILS: ...", or "not run". */
+    private static Map<String, String> pointResults(List<CaseResult> results, List<String> apiProblems) {
+        Map<String, String> verdicts = new LinkedHashMap<>();
+        for (Point point : POINTS) {
+            List<CaseResult> relevant = results.stream().filter(r -> point.cases().contains(r.name())).toList();
+            List<String> failing = relevant.stream().filter(point.holds().negate())
+                    .map(r -> r.name() + "/" + r.intake()).toList();
+            verdicts.put(point.id(), relevant.isEmpty() ? "not run"
+                    : failing.isEmpty() ? "holds" : "FAILS in " + String.join(", ", failing));
+        }
+        verdicts.put("WP-11", apiProblems.isEmpty() ? "holds" : "FAILS: " + String.join("; ", apiProblems));
+        return verdicts;
+    }
+
+    private static String provedBy(Point point, List<CaseResult> results) {
+        if (!point.provedBy().isEmpty()) {
+            return point.provedBy();
+        }
+        return point.cases().stream().filter(name -> results.stream().anyMatch(r -> r.name().equals(name)))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static void print(PrintStream out, Style style, List<CaseResult> results, List<String> apiProblems) {
+        out.println(style.bold("drain: the worker-pool contract, case by case") + "  (JDK " + Runtime.version().feature()
+                + ", " + Runtime.getRuntime().availableProcessors() + " cores)");
+        out.println();
+        String row = "%-18s %-8s %-12s %-11s %-8s %-24s %-6s %-14s %-10s %s%n";
+        out.print(style.bold(String.format(row, "case", "intake", "results", "attempts", "max_lead", "outcome",
+                "ctx_ok", "metrics_raised", "task_delta", "")));
+        for (CaseResult r : results) {
+            String resultsText = r.results() + (r.order().equals("-") ? "" : " " + r.order());
+            out.printf(row, r.name(), r.intake(), resultsText, r.attempts(),
+                    r.maxLead() + "/" + r.leadBound() + (r.leadOk() ? "" : "!"), r.outcome(),
+                    r.contextOk() ? "yes" : "NO", r.metricsRaised(), r.taskDelta(),
+                    r.passed() ? style.pass("✓") : style.fail("✗ " + String.join("; ", r.failedChecks())));
+        }
+        List<String> details = new ArrayList<>();
+        for (CaseResult r : results) {
+            if (!r.outcomeDetail().isEmpty()) {
+                String line = r.name() + ": " + r.outcomeDetail();
+                if (details.contains(line)) {
+                    continue; // the same on both intakes
+                }
+                details.add(line);
+            }
+        }
+        if (!details.isEmpty()) {
+            out.println();
+            out.println(style.bold("Outcomes in full"));
+            details.forEach(line -> out.println("  " + line));
+        }
+        out.println();
+        out.println(style.bold("The contract"));
+        Map<String, String> verdicts = pointResults(results, apiProblems);
+        for (Point point : POINTS) {
+            out.printf("  %-5s %-27s %s  %s%n", point.id(), point.title(), mark(style, verdicts.getOrDefault(point.id(), "not run")),
+                    provedBy(point, results));
+        }
+        out.printf("  %-5s %-27s %s  %s%n", "WP-11", "Static (signatures, build)", mark(style, verdicts.getOrDefault("WP-11", "not run")),
+                "ApiScan of every public signature; -Xlint:all -Werror, Error Prone, NullAway at build");
+        out.println();
+        out.println("A failed or aborted outcome is what those cases expect; ✓ means every check of the case held.");
+        out.println("Data: target/contract-report.json. Clauses, and the checks behind each case: specs/worker-pool.md.");
+    }
+
+    private static String mark(Style style, String verdict) {
+        return verdict.startsWith("holds") ? style.pass("✓") : verdict.equals("not run") ? "·" : style.fail("✗ " + verdict);
+    }
+
+    private static Map<String, Object> json(List<CaseResult> results, List<String> apiProblems) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("jdk", Runtime.version().toString());
+        json.put("cores", Runtime.getRuntime().availableProcessors());
+        json.put("cases", results.stream().map(CaseResult::toJson).toList());
+        List<Map<String, Object>> points = new ArrayList<>();
+        Map<String, String> verdicts = pointResults(results, apiProblems);
+        for (Point point : POINTS) {
+            points.add(Map.of("point", point.id(), "title", point.title(), "proved_by", provedBy(point, results),
+                    "verdict", verdicts.getOrDefault(point.id(), "not run")));
+        }
+        points.add(Map.of("point", "WP-11", "title", "Static", "proved_by", "ApiScan; build flags",
+                "verdict", verdicts.getOrDefault("WP-11", "not run"), "problems", apiProblems));
+        json.put("points", points);
+        return json;
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Colour and progress, only on a terminal (and never with {@code NO_COLOR} set). */
+    private record Style(boolean terminal, PrintStream err) {
+        static Style detect(PrintStream err) {
+            // JDK 22+: System.console() is there even without a terminal; isTerminal() tells.
+            boolean terminal = Optional.ofNullable(System.console()).map(Console::isTerminal).orElse(false);
+            return new Style(terminal && System.getenv("NO_COLOR") == null, err);
+        }
+
+        String bold(String s) {
+            return terminal ? "\u001b[1m" + s + "\u001b[0m" : s;
+        }
+
+        String pass(String s) {
+            return terminal ? "\u001b[32m" + s + "\u001b[0m" : s;
+        }
+
+        String fail(String s) {
+            return terminal ? "\u001b[31m" + s + "\u001b[0m" : s;
+        }
+
+        void progress(String line) {
+            if (terminal) {
+                err.print("\r\u001b[2K" + line);
+                err.flush();
+            }
+        }
+    }
+}
