@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,8 +44,10 @@ class FlightRecorderTest {
         }
     }
 
+    /** The events of one type, in the order they happened (a recording file need not be in order). */
     private static List<RecordedEvent> named(List<RecordedEvent> events, String name) {
-        return events.stream().filter(e -> e.getEventType().getName().equals("dev.drain.pool." + name)).toList();
+        return events.stream().filter(e -> e.getEventType().getName().equals("dev.drain.pool." + name))
+                .sorted(Comparator.comparing(RecordedEvent::getStartTime)).toList();
     }
 
     /** WP-15: each attempt is an event with its item, attempt number, worker, outcome and duration. */
