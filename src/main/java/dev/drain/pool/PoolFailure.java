@@ -14,6 +14,7 @@ public final class PoolFailure extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The permanent failures, in order. */
     @SuppressWarnings("serial") // a record list; the pool does not serialize it
     private final List<ItemFailure<?>> failures;
 

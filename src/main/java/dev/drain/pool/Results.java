@@ -6,13 +6,7 @@ import java.util.Optional;
 /**
  * The results of one {@link WorkerPool#run run}, in completion order, and the handle that ends it.
  * Use it in a try-with-resources statement:
- * {@snippet :
- * try (Results<String> results = pool.run(items)) {
- *     while (results.hasNext()) {
- *         System.out.println(results.next());
- *     }
- * }
- * }
+ * {@snippet file="TourSnippets.java" region="pool"}
  *
  * <p>{@code hasNext()} blocks until a result arrives or the run ends. The call that reaches the end
  * returns {@code false} if the run {@linkplain RunOutcome.Completed completed}, and throws

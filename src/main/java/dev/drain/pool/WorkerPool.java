@@ -58,7 +58,8 @@ import org.jspecify.annotations.Nullable;
  *       every thread of the run has finished.</li>
  * </ul>
  * {@code requestStop()} and {@code abort()} return at once, are idempotent, and may be called from
- * any thread, before or during the run.
+ * any thread, before or during the run:
+ * {@snippet file="TourSnippets.java" region="stop"}
  *
  * <h2>Memory consistency effects</h2>
  * Actions in the thread that pulls an item from the source happen-before the attempts that handle

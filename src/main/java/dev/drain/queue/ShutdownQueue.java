@@ -43,6 +43,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * drains what is left; a graceful one after an immediate one does nothing.
  * {@code taskDone()} and {@code join()} ignore shutdown: items taken before it are still
  * acknowledged one by one, and {@code join()} returns only when the count reaches zero.
+ * {@snippet file="TourSnippets.java" region="graceful"}
+ * {@snippet file="TourSnippets.java" region="immediate"}
  *
  * <table class="striped">
  *   <caption>Operations by queue state</caption>

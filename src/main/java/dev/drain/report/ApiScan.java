@@ -33,8 +33,11 @@ public final class ApiScan {
             dev.drain.queue.ShutdownQueue.class, dev.drain.pool.WorkerPool.class, ApiScan.class);
 
     /**
-     * {@return every problem found in the public types of the packages {@code anchors} belong to},
-     * one line each, such as {@code "WorkerPool.run parameter: raw Iterator"}; empty if there is none
+     * Scans the public API of some packages.
+     *
+     * @param anchors one class of each package to scan
+     * @return every problem found in their public types, one line each, such as
+     *     {@code "WorkerPool.run parameter: raw Iterator"}; empty if there is none
      */
     public static List<String> problems(List<Class<?>> anchors) {
         List<String> problems = new ArrayList<>();
@@ -44,7 +47,12 @@ public final class ApiScan {
         return problems;
     }
 
-    /** {@return the problems in one type's public signatures} */
+    /**
+     * Scans one type's public and protected signatures.
+     *
+     * @param type the type
+     * @return the problems found, one line each
+     */
     public static List<String> problems(Class<?> type) {
         List<String> problems = new ArrayList<>();
         for (Type supertype : type.getGenericInterfaces()) {
@@ -79,7 +87,12 @@ public final class ApiScan {
         return problems;
     }
 
-    /** {@return the public (and publicly nested) types of the packages {@code anchors} belong to} */
+    /**
+     * Lists the public API types of some packages, from their compiled classes.
+     *
+     * @param anchors one class of each package
+     * @return the public (and publicly nested) types of those packages
+     */
     public static List<Class<?>> publicTypes(List<Class<?>> anchors) {
         List<Class<?>> types = new ArrayList<>();
         for (Class<?> anchor : anchors) {

@@ -14,7 +14,12 @@ import org.jspecify.annotations.Nullable;
 public final class Json {
     private Json() {}
 
-    /** {@return {@code document} as JSON, with a final newline} */
+    /**
+     * Writes a document.
+     *
+     * @param document the top-level object
+     * @return {@code document} as JSON, with a final newline
+     */
     public static String write(Map<String, ?> document) {
         StringBuilder out = new StringBuilder();
         write(out, document, "");

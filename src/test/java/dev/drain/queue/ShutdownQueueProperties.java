@@ -1,6 +1,7 @@
 package dev.drain.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.lists;
@@ -13,6 +14,7 @@ import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
 import dev.drain.support.Waits;
 import java.time.Duration;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -375,6 +377,31 @@ class ShutdownQueueProperties {
                 .count("shrunk counterexample: " + smallest, 1);
         assertThat(smallest).as("the shrunk counterexample").endsWith("shutdown(true)");
         assertThat(ops).as("operations in the shrunk counterexample %s", smallest).isBetween(2, 3);
+    }
+
+    /**
+     * SQ-16: whatever state a random sequence leaves the queue in, every method given a null item
+     * or timeout throws NullPointerException and leaves the queue as it was.
+     */
+    @Test
+    @SuppressWarnings("NullAway") // nulls on purpose
+    void nullsAreRejectedInEveryState(Evidence evidence) {
+        evidence.property("Whatever state a random sequence leaves the queue in (open, shut down, drained, full, "
+                + "empty), put, putNowait, the timed forms and join given a null item or timeout throw "
+                + "NullPointerException and change nothing.", "SQ-16").seed(SEED);
+        quickTheory(examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
+            ShutdownQueue<Integer> q = scenario.kind().create(scenario.maxsize());
+            agreeWithModel(scenario, q);
+            String before = q.toString();
+            List<ThrowingCallable> calls = List.of(() -> q.putNowait(null), () -> q.put(null),
+                    () -> q.put(1, null), () -> q.put(null, Duration.ZERO), () -> q.get(null), () -> q.join(null));
+            for (ThrowingCallable call : calls) {
+                assertThatThrownBy(call).isInstanceOf(NullPointerException.class);
+            }
+            assertThat(q).hasToString(before);
+            evidence.tries(1).count("null calls rejected", calls.size())
+                    .count(q.isShutdown() ? "states shut down" : "states open", 1);
+        });
     }
 
     /** The line after QuickTheories' "Smallest found falsifying value(s) :-". */

@@ -1,0 +1,121 @@
+package dev.drain.snippets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every code sample of the README and the javadoc is a region of {@link TourSnippets}: compiled by
+ * the build, run here, and shown in README.md exactly as it is in the source (P14).
+ */
+class TourSnippetsTest {
+    static final Path SOURCE = Path.of("src/test/java/dev/drain/snippets/TourSnippets.java");
+    static final Path README = Path.of("README.md");
+
+    /** Runs {@code region}, capturing what it prints. */
+    private static List<String> printed(ThrowingRunnable region) throws Exception {
+        PrintStream original = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        try {
+            region.run();
+        } finally {
+            System.setOut(original);
+        }
+        return buffer.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** The regions of the snippet source, each dedented, by name. */
+    static Map<String, String> regions() throws IOException {
+        Map<String, String> regions = new LinkedHashMap<>();
+        Matcher m = Pattern.compile("// @start region=\"([a-z-]+)\"\\n(.*?)\\n\\s*// @end", Pattern.DOTALL)
+                .matcher(Files.readString(SOURCE));
+        while (m.find()) {
+            regions.put(m.group(1), m.group(2).stripIndent().strip());
+        }
+        return regions;
+    }
+
+    /** The README's code blocks that say which region they show, by region name. */
+    static Map<String, String> readmeBlocks() throws IOException {
+        Map<String, String> blocks = new LinkedHashMap<>();
+        Matcher m = Pattern.compile("<!-- snippet: ([a-z-]+) -->\\n```java\\n(.*?)\\n```", Pattern.DOTALL)
+                .matcher(Files.readString(README));
+        while (m.find()) {
+            blocks.put(m.group(1), m.group(2).strip());
+        }
+        return blocks;
+    }
+
+    /** P14: each README code block is, character for character, the compiled region it names. */
+    @Test
+    void readmeShowsTheCompiledRegions() throws IOException {
+        Map<String, String> regions = regions();
+        Map<String, String> blocks = readmeBlocks();
+        assertThat(blocks.keySet()).as("README snippets").containsExactlyInAnyOrder("queue", "graceful",
+                "immediate", "pool", "stop");
+        List<String> stale = new ArrayList<>();
+        blocks.forEach((name, code) -> {
+            if (!code.equals(regions.get(name))) {
+                stale.add(name);
+            }
+        });
+        assertThat(stale).as("README blocks that differ from TourSnippets.java").isEmpty();
+    }
+
+    /** SQ-01, SQ-10, SQ-17: the queue tour prints the Python repr and the unfinished count. */
+    @Test
+    void queueRegionRuns() throws Exception {
+        assertThat(printed(TourSnippets::queue))
+                .containsExactly("<Queue maxsize=2 _queue=[1, 2] tasks=2>", "1 taken, unfinished: 1");
+    }
+
+    /** SQ-04, SQ-05, SQ-07: after a graceful shutdown puts fail and the consumer drains, then stops. */
+    @Test
+    void gracefulRegionRuns() throws Exception {
+        assertThat(printed(TourSnippets::graceful))
+                .containsExactly("put after shutdown: queue is shut down", "got a", "got b", "drained");
+    }
+
+    /** SQ-08: an immediate shutdown hands back what it dropped; the item taken before still counts. */
+    @Test
+    void immediateRegionRuns() throws Exception {
+        assertThat(printed(TourSnippets::immediate))
+                .containsExactly("dropped [b, c], still unfinished: 1", "a done; join returns: true");
+    }
+
+    /** WP-2, WP-10: the pool tour gets every result and leaves no thread. */
+    @Test
+    void poolRegionRuns() throws Exception {
+        List<String> lines = printed(TourSnippets::pool);
+        assertThat(lines.subList(0, 5)).containsExactlyInAnyOrder("item 1 squared is 1", "item 2 squared is 4",
+                "item 3 squared is 9", "item 4 squared is 16", "item 5 squared is 25");
+        assertThat(lines.subList(5, lines.size())).containsExactly("threads left after close: 0");
+    }
+
+    /** WP-7, WP-12: requestStop ends an endless run normally; abort ends one in PoolAborted. */
+    @Test
+    void stopRegionRuns() throws Exception {
+        List<String> lines = printed(TourSnippets::stop);
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).startsWith("stopped normally after ");
+        assertThat(lines.get(1)).isEqualTo("aborted; nothing left running: true");
+    }
+}
