@@ -96,9 +96,10 @@ final class Run<T, R> implements Results<R> {
     private final Queue<T> discarded = new ConcurrentLinkedQueue<>();
     private final Queue<T> cancelled = new ConcurrentLinkedQueue<>();
 
-    // The consumer's side: touched only by the thread that iterates.
+    /** The result hasNext() has taken but next() has not returned; only the iterating thread uses it. */
     private @Nullable R next;
-    private boolean closed;
+    /** Set by close(), which may be called from a thread other than the iterating one. */
+    private volatile boolean closed;
 
     Run(PoolConfig<T, R> config, Iterator<? extends T> source, @Nullable Runnable closeSource) {
         this.config = config;
@@ -523,11 +524,11 @@ final class Run<T, R> implements Results<R> {
 
     @Override
     public boolean hasNext() {
-        if (next != null) {
-            return true;
-        }
         if (closed) {
             return false;
+        }
+        if (next != null) {
+            return true;
         }
         try {
             next = outbox.get();
@@ -571,7 +572,6 @@ final class Run<T, R> implements Results<R> {
     @Override
     public void close() {
         closed = true;
-        next = null;
         abandon(false);
     }
 
