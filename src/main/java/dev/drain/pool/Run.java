@@ -436,8 +436,8 @@ final class Run<T, R> implements Results<R> {
     private void fail(T item, int attempts, Throwable cause) {
         failures.add(new ItemFailure<>(item, attempts, cause));
         settle(failed);
-        metrics.record("item.failed", () -> "item=" + item + " attempts=" + attempts + " cause=" + cause);
         stopIntake(); // point 6: intake stops at the first permanent failure; the queue drains
+        metrics.record("item.failed", () -> "item=" + item + " attempts=" + attempts + " cause=" + cause);
     }
 
     private void cancel(T item) {
