@@ -242,11 +242,7 @@ final class Cases {
     static CaseResult abandon(WorkerPool.IntakeKind intake) {
         Trial trial = new Trial("abandon", intake, 2, 2);
         CountDownLatch inFlight = new CountDownLatch(2);
-        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
-            inFlight.countDown();
-            new CountDownLatch(1).await();
-            return item;
-        }).itemTimeout(BOUND).build();
+        WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
         Results<Integer> results = pool.run(new CountingSource(Integer.MAX_VALUE));
         await(inFlight);
         results.close();
@@ -260,11 +256,7 @@ final class Cases {
     static CaseResult abort(WorkerPool.IntakeKind intake) {
         Trial trial = new Trial("abort", intake, 3, 2);
         CountDownLatch inFlight = new CountDownLatch(2);
-        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
-            inFlight.countDown();
-            new CountDownLatch(1).await();
-            return item;
-        }).itemTimeout(BOUND).build();
+        WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
         CountingSource source = new CountingSource(Integer.MAX_VALUE);
         Results<Integer> results = pool.run(source);
         await(inFlight);
@@ -287,11 +279,7 @@ final class Cases {
     static CaseResult callerInterrupted(WorkerPool.IntakeKind intake) {
         Trial trial = new Trial("caller-interrupted", intake, 2, 2);
         CountDownLatch inFlight = new CountDownLatch(2);
-        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
-            inFlight.countDown();
-            new CountDownLatch(1).await();
-            return item;
-        }).itemTimeout(BOUND).build();
+        WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
         Results<Integer> results = pool.run(new CountingSource(Integer.MAX_VALUE));
         AtomicReference<String> seen = new AtomicReference<>("nothing");
         Thread consumer = Thread.ofVirtual().start(() -> {
@@ -351,6 +339,15 @@ final class Cases {
                 }
                 return handler.handle(item);
             }).intake(intake).queueSize(queueSize).workers(workers).name("report-" + name + "-" + intake.name().toLowerCase(Locale.ROOT));
+        }
+
+        /** A pool whose handlers count down {@code inFlight}, then block until they are interrupted. */
+        WorkerPool<Integer, Integer> blockedUntilInterrupted(CountDownLatch inFlight) {
+            return pool(item -> {
+                inFlight.countDown();
+                new CountDownLatch(1).await(); // never opens: only cancellation ends this
+                return item;
+            }).itemTimeout(BOUND).build();
         }
 
         /** Iterates every result, calling {@code each} after each one, then closes. */
