@@ -21,7 +21,7 @@ System.out.println("== 07 a stubborn handler: one interrupt swallowed, the secon
     Queue<String> events = new ConcurrentLinkedQueue<>(); // the sink is called from many threads
     WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(stubborn)
             .workers(1)
-            .itemTimeout(Duration.ofMillis(200))
+            .itemTimeout(Duration.ofMillis(300))
             .metrics((event, detail) -> events.add(event + " " + detail))
             .name("demo07")
             .build();

@@ -12,11 +12,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -27,9 +33,10 @@ import jdk.jshell.JShellException;
 import jdk.jshell.Snippet;
 import jdk.jshell.SnippetEvent;
 import jdk.jshell.SourceCodeAnalysis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * P14: every JShell script in {@code jshell/} runs, as {@code jshell/drain-jshell NN} runs it, and
@@ -40,6 +47,9 @@ import org.junit.jupiter.api.Test;
  * after the tool's {@code DEFAULT} startup and {@code jshell/startup.jsh}. A script fails if a
  * snippet is rejected, a snippet throws, it prints nothing, or its key lines are missing. The
  * remote VM's output is captured, never printed.
+ *
+ * <p>The scripts run three at a time, each in its own JShell, once the first of them is needed: a
+ * script spends much of its time waiting for JShell's remote VM, so this halves the wall time.
  */
 class JShellScriptsTest {
 
@@ -50,6 +60,15 @@ class JShellScriptsTest {
 
     /** How long one script may run before it is stopped and fails: generous, a bound against a hang. */
     private static final Duration SCRIPT_BOUND = Bounds.WAIT.multipliedBy(3);
+
+    /** How many scripts run at once. */
+    private static final int PARALLEL = 3;
+
+    private static final ExecutorService RUNNER =
+            Executors.newFixedThreadPool(PARALLEL, Thread.ofPlatform().name("jshell-script-", 1).factory());
+
+    /** Every script's run, started when the first is needed; guarded by the class. */
+    private static final Map<Script, Future<Run>> RUNS = new EnumMap<>(Script.class);
 
     /** The scripts, each with the lines (whitespace runs collapsed) that show its key result. */
     enum Script {
@@ -121,13 +140,31 @@ class JShellScriptsTest {
     /** P14: the script runs without a rejected or throwing snippet and prints its key result (the clauses are on each {@link Script}). */
     @ParameterizedTest
     @EnumSource(Script.class)
-    void runs(Script script) throws IOException, InterruptedException {
-        Run run = Run.of(SCRIPTS.resolve(script.file));
+    void runs(Script script) throws Exception {
+        Run run = started(script).get(SCRIPT_BOUND.multipliedBy(Script.values().length).toNanos(), TimeUnit.NANOSECONDS);
 
         assertThat(run.problems).as("what went wrong in %s; its output:%n%s", script.file, run.output).isEmpty();
         assertThat(run.output).as("the output of %s", script.file).isNotBlank();
         List<String> lines = run.output.lines().map(line -> line.strip().replaceAll("\\s+", " ")).toList();
         assertThat(lines).as("the output of %s:%n%s", script.file, run.output).containsAll(script.keyLines);
+    }
+
+    /** Starts every script, if that has not been done, and returns {@code script}'s run. */
+    private static synchronized Future<Run> started(Script script) {
+        if (RUNS.isEmpty()) {
+            for (Script each : Script.values()) {
+                RUNS.put(each, RUNNER.submit(() -> Run.of(SCRIPTS.resolve(each.file))));
+            }
+        }
+        return Objects.requireNonNull(RUNS.get(script));
+    }
+
+    /** Lets every started script finish (each is bounded by its watchdog) and ends the runner's threads. */
+    @AfterAll
+    static void stopRunner() throws InterruptedException {
+        RUNNER.shutdown();
+        assertThat(RUNNER.awaitTermination(SCRIPT_BOUND.multipliedBy(Script.values().length).toNanos(),
+                TimeUnit.NANOSECONDS)).as("the script runner's threads finished").isTrue();
     }
 
     /** One script evaluated in a fresh JShell: what it printed, and every rejected or throwing snippet. */
