@@ -1,0 +1,97 @@
+// 08: the two ways to stop a pool early. requestStop() is the graceful one (a deployment): no more
+// items are pulled, everything already pulled is handled, and the run ends normally. abort() is
+// the emergency: queued items are dropped, in-flight attempts are interrupted, and the iteration
+// ends with PoolAborted, which names every item left undone.
+// Clauses: WP-7 (requestStop), WP-12 (abort), WP-2 (every pulled item settled exactly once),
+// WP-10 (no leaks).
+
+System.out.println("== 08 requestStop() versus abort() ==");
+
+// until(what, condition): polls a condition (a latch, the pool's live counters) for at most 5 s.
+void until(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (!condition.getAsBoolean()) {
+        if (System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException("waited 5 s until " + what);
+        }
+        Thread.yield();
+    }
+}
+
+{
+    // 2 workers, an intake of 2, an endless source 0, 1, 2, ...; each handler waits at a gate. With
+    // both workers busy and the intake full, the producer has pulled one more item and waits to put
+    // it: 5 items pulled, 2 in flight, 2 queued, 1 held.
+    CountDownLatch inFlight = new CountDownLatch(2);
+    CountDownLatch gate = new CountDownLatch(1);
+    Map<Integer, Integer> handledBy = new ConcurrentHashMap<>();
+    Handler<Integer, Integer> handler = item -> {
+        handledBy.put(item, ItemContext.current().worker());
+        inFlight.countDown();
+        if (!gate.await(5, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("item " + item + " waited 5 s at the gate");
+        }
+        return item;
+    };
+    WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(handler)
+            .workers(2)
+            .queueSize(2)
+            .itemTimeout(Duration.ofSeconds(5))
+            .name("demo08-stop")
+            .build();
+
+    System.out.println("requestStop(): once 5 items are pulled (2 in flight, 2 queued, 1 held by the producer):");
+    List<Integer> delivered = new ArrayList<>();
+    Results<Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
+    try (results) {
+        until("both items in flight", () -> inFlight.getCount() == 0);
+        until("5 pulled, 4 accepted", () -> results.stats().pulled() == 5 && results.stats().accepted() == 4);
+        pool.requestStop(); // returns at once
+        gate.countDown();   // now let the handlers finish
+        while (results.hasNext()) {
+            delivered.add(results.next());
+        }
+    }
+    System.out.println("  the iteration ends normally; outcome: " + results.outcome().orElseThrow());
+    System.out.println("  pulled " + results.stats().pulled() + ", delivered (sorted): " + new TreeSet<>(delivered));
+    System.out.println("  item 4, held by the producer when the stop came, was handled by worker " + handledBy.get(4) +
+            " (-1: the producer itself)");
+    System.out.println("  liveThreads after close(): " + pool.liveThreads());
+}
+
+{
+    // The same, with an intake of 3 and handlers that never finish on their own: only the abort's
+    // interrupt ends them. 6 items pulled, 2 in flight, 3 queued, 1 held.
+    CountDownLatch inFlight = new CountDownLatch(2);
+    Handler<Integer, Integer> handler = item -> {
+        inFlight.countDown();
+        new CountDownLatch(1).await(5, TimeUnit.SECONDS); // nothing opens it: only an interrupt ends the wait
+        throw new IllegalStateException("item " + item + " was not interrupted within 5 s");
+    };
+    WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(handler)
+            .workers(2)
+            .queueSize(3)
+            .itemTimeout(Duration.ofSeconds(5))
+            .name("demo08-abort")
+            .build();
+
+    System.out.println("abort(): once 6 items are pulled (2 in flight, 3 queued, 1 held by the producer):");
+    Results<Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
+    try (results) {
+        until("both items in flight", () -> inFlight.getCount() == 0);
+        until("6 pulled, 5 accepted", () -> results.stats().pulled() == 6 && results.stats().accepted() == 5);
+        pool.abort(); // returns at once
+        while (results.hasNext()) {
+            System.out.println("  result: " + results.next());
+        }
+    } catch (PoolAborted e) {
+        System.out.println("  the iteration ends with PoolAborted: " + e.getMessage());
+        System.out.println("  discarded (never started, sorted): " + new TreeSet<>(e.discarded()));
+        System.out.println("  cancelled (interrupted in flight, sorted): " + new TreeSet<>(e.cancelled()));
+    }
+    PoolStats stats = results.stats();
+    System.out.println("  stats: pulled=" + stats.pulled() + " succeeded=" + stats.succeeded() +
+            " discarded=" + stats.discarded() + " cancelled=" + stats.cancelled() + " liveThreads=" + stats.liveThreads());
+}
+
+/exit
