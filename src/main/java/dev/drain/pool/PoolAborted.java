@@ -21,7 +21,7 @@ public final class PoolAborted extends RuntimeException {
      * @param outcome what the abort left behind
      */
     public PoolAborted(RunOutcome.Aborted outcome) {
-        super("aborted: " + outcome.discarded().size() + " queued items discarded, "
+        super("aborted: " + outcome.discarded().size() + " items discarded (never started), "
                 + outcome.cancelled().size() + " in-flight items cancelled, "
                 + outcome.failures().size() + " items failed before the abort");
         this.outcome = outcome;

@@ -28,8 +28,8 @@ import java.util.stream.Collectors;
  *   --intake KIND   run on one intake only
  *   --json          print the JSON instead of the tables
  * </pre>
- * From the repository: {@code ./mvnw -q compile exec:exec}, with options in
- * {@code -Dreport.args="--case stubborn"}.
+ * From the repository: {@code ./contract-report [options]}, which compiles first if needed; or
+ * through Maven, {@code ./mvnw -q compile exec:exec -Dreport.args="--case stubborn"}.
  */
 public final class ContractReport {
     private ContractReport() {}
