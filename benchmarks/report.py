@@ -257,6 +257,37 @@ def pool_section(results):
     return text
 
 
+LADDER = ["1.fork", "2.queues", "3.scopePerItem", "4.timedWait", "5.WorkerPool.noMetrics", "6.WorkerPool"]
+
+
+def ladder_section(results):
+    rows = []
+    for workers in ["8", "64"]:
+        base = find(results, "PoolLadderBench.ladder", step=LADDER[0], workers=workers)
+        previous = None
+        for step in LADDER:
+            r = find(results, "PoolLadderBench.ladder", step=step, workers=workers)
+            if r is None:
+                continue
+            added = "" if previous is None else f"{r.score - previous.score:+,.0f}"
+            rows.append([workers, f"`{step}`", with_error(r.score, r.error), added,
+                         fmt_ratio(ratio(r.score, base and base.score)), sig(r.bytes_per_op)])
+            previous = r
+    if not rows:
+        return ""
+    return ("## 4b. What the pool's cost per item is made of\n\n"
+            "`PoolLadderBench`: from the bare structured fork to the `WorkerPool`, one mechanism added per step "
+            "(no-op handler, 10,000 items per run): `2.queues` is the pool's shape without a thread per item "
+            "(producer → `ShutdownQueue(16)` intake → workers calling the handler inline → "
+            "`ShutdownQueue(workers)` outbox → the benchmark thread); `3.scopePerItem` runs each item in a scope "
+            "of its own (open, fork, join, close); `4.timedWait` waits for that subtask as the pool does (a timed "
+            "latch wait, then join); `5.WorkerPool.noMetrics` is the pool itself without a metrics sink; "
+            "`6.WorkerPool` with one. Steps 2–4 are written in the benchmark with the pool's structure; 5 and 6 "
+            "are the real pool.\n\n"
+            + table(["workers", "step", "ns/item", "added (ns)", "ratio to 1.fork", "B/item"], rows,
+                    ["r", "l", "r", "r", "r", "r"]))
+
+
 def allocation_section(results):
     rows = []
     for capacity in ["1", "16", "100"]:
@@ -384,7 +415,7 @@ def main(argv):
         with open(args.notes) as f:
             parts.append(f.read().strip())
     parts += [handoff_section(results), mpmc_section(results), wakeup_section(results), pool_section(results),
-              allocation_section(results)]
+              ladder_section(results), allocation_section(results)]
     sys.stdout.write("\n\n".join(p for p in parts if p) + "\n")
 
 
