@@ -50,6 +50,8 @@ class Result:
         secondary = entry.get("secondaryMetrics") or {}
         norm = secondary.get("gc.alloc.rate.norm")
         self.bytes_per_op = float(norm["score"]) if norm else None
+        cpu = secondary.get("cpu.time.norm")
+        self.cpu_per_op = float(cpu["score"]) if cpu else None
         items = secondary.get("items")
         self.per_item = float(items["score"]) if items else None
         self.per_item_error = _number(items.get("scoreError")) if items else None
@@ -144,8 +146,8 @@ def run_section(results, meta):
         ["machine", f"{meta['cores']} cores, {meta['memory_gib']} GiB, Linux {meta['kernel']}"],
         ["JDK", f"{any_result['jdkVersion']} ({any_result['vmName']} {any_result['vmVersion']}); forks run with "
                 f"`{' '.join(seen)}`"],
-        ["JMH", f"{any_result['jmhVersion']}; queue and pool benchmarks `{meta['jmh_timed_options']}`, "
-                f"wake-up `{meta['jmh_wakeup_options']}`"],
+        ["JMH", f"{any_result['jmhVersion']}; "
+                + "; ".join(f"{group}: `{options}`" for group, options in sorted(meta["jmh_options"].items()))],
         ["drain", f"commit {meta['commit']}"],
         ["machine load", load_text],
     ]
@@ -162,15 +164,16 @@ def handoff_section(results):
                 if r is None:
                     continue
                 rows.append([threads, capacity, queue, with_error(r.score, r.error),
-                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.bytes_per_op)])
+                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                             fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
     if not rows:
         return ""
     return ("## 1. Queue hand-off: one producer, one consumer\n\n"
             "`HandoffBench`: 65,536 items from one producer thread to one consumer thread through one queue; "
             "time per item (ns), ratio to `ArrayBlockingQueue` at the same capacity and thread kind, and "
             "bytes allocated per item (`-prof gc`).\n\n"
-            + table(["threads", "capacity", "queue", "ns/item", "ratio to ABQ", "B/item"], rows,
-                    ["l", "r", "l", "r", "r", "r"]))
+            + table(["threads", "capacity", "queue", "ns/item", "ratio to ABQ", "CPU ns/item", "CPU ratio",
+                     "B/item"], rows, ["l", "r", "l", "r", "r", "r", "r", "r"]))
 
 
 def mpmc_section(results):
@@ -183,14 +186,15 @@ def mpmc_section(results):
                 if r is None:
                     continue
                 rows.append([shape.replace("x", " × "), capacity, queue, with_error(r.score, r.error),
-                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.bytes_per_op)])
+                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                             fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
     if not rows:
         return ""
     return ("## 2. Many producers and consumers\n\n"
             "`MpmcBench`: producers × consumers virtual threads on one queue, 65,536 items in all; time per item "
             "(ns), ratio to `ArrayBlockingQueue`, bytes per item.\n\n"
-            + table(["producers × consumers", "capacity", "queue", "ns/item", "ratio to ABQ", "B/item"], rows,
-                    ["l", "r", "l", "r", "r", "r"]))
+            + table(["producers × consumers", "capacity", "queue", "ns/item", "ratio to ABQ", "CPU ns/item",
+                     "CPU ratio", "B/item"], rows, ["l", "r", "l", "r", "r", "r", "r", "r"]))
 
 
 def wakeup_section(results):
@@ -225,7 +229,8 @@ def pool_section(results):
             r = find(results, "PoolBench.noop", pool=pool, workers=workers)
             if r is not None:
                 noop_rows.append([workers, pool, with_error(r.score, r.error),
-                                  fmt_ratio(ratio(r.score, base and base.score)), sig(r.bytes_per_op)])
+                                  fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                                  fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
         base = find(results, "PoolBench.sleep1ms", pool=POOL_BASELINE, workers=workers)
         for pool in POOLS:
             r = find(results, "PoolBench.sleep1ms", pool=pool, workers=workers)
@@ -238,16 +243,16 @@ def pool_section(results):
     if not noop_rows and not sleep_rows:
         return ""
     text = ("## 4. Pool overhead per item\n\n"
-            "`PoolBench`: each invocation is one whole run: build the pool (or open the scope), push every item "
-            "through, consume every result, and wait for the last thread. Every item runs on a virtual thread of "
-            "its own in all four. `WorkerPool.*`: drain's pool with the named intake, queue size 16, the "
+            "`PoolBench`: each invocation is one whole run, driven from a virtual thread that the benchmark starts: "
+            "build the pool (or open the scope), push every item through, consume every result, and wait for the "
+            "last thread. Every item runs on a virtual thread of its own in all four. `WorkerPool.*`: drain's pool with the named intake, queue size 16, the "
             "per-item timeout (30 s) and a metrics sink on. `StructuredTaskScope` (the baseline): one scope, one "
             "`fork` per item under a `Semaphore(workers)`, then `join`. `VirtualThreadExecutor`: the same with "
             "`Executors.newVirtualThreadPerTaskExecutor()`.\n\n"
             "No-op handler, 10,000 items per run: time per item (ns), which is all overhead; ratio to the bare "
             "structured fork; bytes allocated per item.\n\n"
-            + table(["workers", "pool", "ns/item", "ratio to STS", "B/item"], noop_rows,
-                    ["r", "l", "r", "r", "r"]))
+            + table(["workers", "pool", "ns/item", "ratio to STS", "CPU ns/item", "CPU ratio", "B/item"], noop_rows,
+                    ["r", "l", "r", "r", "r", "r", "r"]))
     if sleep_rows:
         text += ("\n\nHandler sleeping 1 ms, workers × 8 items per run (about 8 ms of sleeping at any width): "
                  "time per run, time per item, the ideal per item (1 ms / workers), and the ratio of the time "
@@ -270,8 +275,11 @@ def ladder_section(results):
             if r is None:
                 continue
             added = "" if previous is None else f"{r.score - previous.score:+,.0f}"
+            cpu_added = "" if previous is None or r.cpu_per_op is None or previous.cpu_per_op is None \
+                else f"{r.cpu_per_op - previous.cpu_per_op:+,.0f}"
             rows.append([workers, f"`{step}`", with_error(r.score, r.error), added,
-                         fmt_ratio(ratio(r.score, base and base.score)), sig(r.bytes_per_op)])
+                         fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op), cpu_added,
+                         fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
             previous = r
     if not rows:
         return ""
@@ -284,8 +292,8 @@ def ladder_section(results):
             "latch wait, then join); `5.WorkerPool.noMetrics` is the pool itself without a metrics sink; "
             "`6.WorkerPool` with one. Steps 2–4 are written in the benchmark with the pool's structure; 5 and 6 "
             "are the real pool.\n\n"
-            + table(["workers", "step", "ns/item", "added (ns)", "ratio to 1.fork", "B/item"], rows,
-                    ["r", "l", "r", "r", "r", "r"]))
+            + table(["workers", "step", "ns/item", "added (ns)", "ratio to 1.fork", "CPU ns/item", "CPU added",
+                     "CPU ratio", "B/item"], rows, ["r", "l", "r", "r", "r", "r", "r", "r", "r"]))
 
 
 def allocation_section(results):
@@ -334,7 +342,8 @@ def targets_section(results):
         total += 1
         met += r <= QUEUE_TARGET
         rows.append([f"ShutdownQueue ≤ {QUEUE_TARGET:.2f} × ABQ", label,
-                     f"{fmt_ratio(r)} ({sig(sq.score)} vs {sig(abq.score)} ns)", "yes" if r <= QUEUE_TARGET else "**no**"])
+                     f"{fmt_ratio(r)} ({sig(sq.score)} vs {sig(abq.score)} ns)",
+                     fmt_ratio(ratio(sq.cpu_per_op, abq.cpu_per_op)), "yes" if r <= QUEUE_TARGET else "**no**"])
     summary = [f"- `ShutdownQueue` ≤ {QUEUE_TARGET:.2f} × `ArrayBlockingQueue` (items 1 and 2): met in {met} of {total} "
                f"configurations."] if total else []
     # Target 2: shutdown wake-up no slower than the baseline.
@@ -350,7 +359,7 @@ def targets_section(results):
             total += 1
             met += r <= 1.0
             rows.append([f"shutdown ≤ {baseline.split('.')[1]}", f"{int(n):,} blocked in {label}",
-                         f"{fmt_ratio(r)} ({sig(sq.score)} vs {sig(base.score)} {unit_of(sq)})",
+                         f"{fmt_ratio(r)} ({sig(sq.score)} vs {sig(base.score)} {unit_of(sq)})", "–",
                          "yes" if r <= 1.0 else "**no**"])
     if total:
         summary.append(f"- Shutdown wake-up no slower than the baseline (item 3): met in {met} of {total} configurations.")
@@ -367,7 +376,7 @@ def targets_section(results):
             met += r <= POOL_TARGET
             rows.append([f"WorkerPool ≤ {POOL_TARGET} × STS per item", f"{pool}, no-op, {workers} workers",
                          f"{fmt_ratio(r)} ({sig(r_.score)} vs {sig(base.score)} ns)",
-                         "yes" if r <= POOL_TARGET else "**no**"])
+                         fmt_ratio(ratio(r_.cpu_per_op, base.cpu_per_op)), "yes" if r <= POOL_TARGET else "**no**"])
     for workers in POOL_TARGET_WORKERS:
         base = find(results, "PoolBench.sleep1ms", pool=POOL_BASELINE, workers=workers)
         for pool in POOLS[:2]:
@@ -379,14 +388,15 @@ def targets_section(results):
             met += r <= POOL_TARGET
             rows.append([f"WorkerPool ≤ {POOL_TARGET} × STS per item", f"{pool}, 1 ms sleep, {workers} workers",
                          f"{fmt_ratio(r)} ({sig(r_.per_item / 1000)} vs {sig(base.per_item / 1000)} µs)",
-                         "yes" if r <= POOL_TARGET else "**no**"])
+                         fmt_ratio(ratio(r_.cpu_per_op, base.cpu_per_op)), "yes" if r <= POOL_TARGET else "**no**"])
     if total:
         summary.append(f"- `WorkerPool` within {POOL_TARGET} × the bare structured fork per item at 8 and 64 workers "
                        f"(item 4): met in {met} of {total} configurations.")
     if not rows:
         return ""
-    return ("## Targets\n\nComputed by the report script from this run's figures.\n\n" + "\n".join(summary) + "\n\n"
-            + table(["target", "configuration", "ratio (raw)", "met"], rows, ["l", "l", "r", "c"]))
+    return ("## Targets\n\nComputed by the report script from this run's wall-clock figures (the CPU-time "
+            "ratio beside each is for context).\n\n" + "\n".join(summary) + "\n\n"
+            + table(["target", "configuration", "ratio (raw)", "CPU ratio", "met"], rows, ["l", "l", "r", "r", "c"]))
 
 
 def main(argv):
@@ -407,7 +417,11 @@ def main(argv):
         "drain's `ShutdownQueue` and `WorkerPool` measured side by side with the JDK's queues, jox's `Channel`, "
         "a bare `StructuredTaskScope` fork and the virtual-thread-per-task executor, all in the same run. "
         "Scores are JMH's means; `±` is JMH's 99.9% confidence half-width where it gives one (few iterations "
-        "make it wide). A ratio is this score over the baseline's score in the same run: above 1 is slower.",
+        "make it wide). A ratio is this score over the baseline's score in the same run: above 1 is slower. "
+        "`CPU ns/item` is the CPU time the whole benchmark JVM used per item (all its threads: the benchmark's, "
+        "the virtual threads' carriers, JIT, GC; `benchmarks/.../CpuTimeProfiler`): on a machine shared with "
+        "other work the wall-clock score grows with the others' load, the CPU time much less, so the two "
+        "together say what an operation costs and how much of the wall time was waiting.",
         run_section(results, meta),
         targets_section(results),
     ]

@@ -77,7 +77,12 @@ public class PoolLadderBench {
 
     @Benchmark
     @OperationsPerInvocation(ITEMS)
-    public void ladder(Blackhole bh) throws Exception {
+    public void ladder(Blackhole bh) {
+        Threads.runAll(Thread.ofVirtual(), List.of(() -> ladderHere(bh)));
+    }
+
+    /** One run, on the virtual thread that {@link #ladder} starts, as in {@link PoolBench}. */
+    private void ladderHere(Blackhole bh) throws Exception {
         switch (step) {
             case "1.fork" -> fork();
             case "2.queues" -> pipeline(bh, this::inline);
