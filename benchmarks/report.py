@@ -130,11 +130,16 @@ def run_section(results, meta):
     finished = datetime.fromisoformat(meta["finished"].replace("Z", "+00:00"))
     minutes, seconds = divmod(int(meta["wall_seconds"]), 60)
     loads = [sample[1] for sample in meta.get("load") or []]
+    before = meta.get("load_before")
+    load_text = (f"before the run (1, 5, 15 min): {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
+                 if before else "")
     if loads:
-        load_text = (f"1-minute load average, sampled every 5 s ({len(loads)} samples): min {min(loads):.2f}, "
-                     f"median {statistics.median(loads):.2f}, max {max(loads):.2f}, on {meta['cores']} cores")
+        load_text += (f"during it, 1-minute load average sampled every 5 s ({len(loads)} samples): "
+                      f"min {min(loads):.2f}, median {statistics.median(loads):.2f}, max {max(loads):.2f}, "
+                      f"on {meta['cores']} cores; the benchmarks' own threads count in it (a run that keeps "
+                      f"both cores busy shows about 2 by itself)")
     else:
-        load_text = "not sampled"
+        load_text += "not sampled during the run"
     jvm_args = [a for a in any_result.get("jvmArgs", [])]
     seen = []
     for a in jvm_args:
@@ -174,6 +179,23 @@ def handoff_section(results):
             "bytes allocated per item (`-prof gc`).\n\n"
             + table(["threads", "capacity", "queue", "ns/item", "ratio to ABQ", "CPU ns/item", "CPU ratio",
                      "B/item"], rows, ["l", "r", "l", "r", "r", "r", "r", "r"]))
+
+
+def fastpath_section(results):
+    rows = []
+    base = find(results, "FastPathBench.putTake", queue=QUEUE_BASELINE)
+    for queue in QUEUES:
+        r = find(results, "FastPathBench.putTake", queue=queue)
+        if r is None:
+            continue
+        rows.append([queue, with_error(r.score, r.error), fmt_ratio(ratio(r.score, base and base.score)),
+                     sig(r.bytes_per_op)])
+    if not rows:
+        return ""
+    return ("## 1a. The hot path alone\n\n"
+            "`FastPathBench`: one thread puts an item into a queue of 16 and takes it back: no call blocks, the "
+            "lock is never contended. Time per put-and-take pair (ns): what each queue does inside its lock.\n\n"
+            + table(["queue", "ns/pair", "ratio to ABQ", "B/pair"], rows, ["l", "r", "r", "r"]))
 
 
 def mpmc_section(results):
@@ -428,7 +450,7 @@ def main(argv):
     if args.notes:
         with open(args.notes) as f:
             parts.append(f.read().strip())
-    parts += [handoff_section(results), mpmc_section(results), wakeup_section(results), pool_section(results),
+    parts += [handoff_section(results), fastpath_section(results), mpmc_section(results), wakeup_section(results), pool_section(results),
               ladder_section(results), allocation_section(results)]
     sys.stdout.write("\n\n".join(p for p in parts if p) + "\n")
 
