@@ -1,0 +1,459 @@
+#!/usr/bin/env python3
+"""Turns JMH's JSON results of drain's benchmarks into BENCHMARKS.md (printed on stdout).
+
+    python3 benchmarks/report.py --meta results/quick-meta.json --notes benchmarks/NOTES.md \
+        results/quick-timed.json results/quick-wakeup.json > BENCHMARKS.md
+
+Standard library only, and deterministic: the output depends on the input files alone (the date
+and the machine come from the meta file that benchmarks/run writes, never from the clock).
+
+Every figure is shown raw (JMH's score, and its 99.9% confidence half-width when JMH gives one)
+and as a ratio to the baseline measured in the same run: ArrayBlockingQueue for the queue
+benchmarks, the poison pills (getters) or a consumer's takes (putters) for the wake-up, the bare
+StructuredTaskScope fork for the pool. Ratios are score / baseline score; above 1 is slower.
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from datetime import datetime
+
+PKG = "dev.drain.bench."
+
+QUEUES = ["ShutdownQueue", "ArrayBlockingQueue", "LinkedBlockingQueue", "JoxChannel"]
+QUEUE_BASELINE = "ArrayBlockingQueue"
+POOLS = ["WorkerPool.SHUTDOWN_QUEUE", "WorkerPool.SENTINEL", "StructuredTaskScope", "VirtualThreadExecutor"]
+POOL_BASELINE = "StructuredTaskScope"
+WAKE_GET = ["ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt"]
+WAKE_PUT = ["ShutdownQueue.shutdown", "ArrayBlockingQueue.takes", "ArrayBlockingQueue.interrupt"]
+
+QUEUE_TARGET = 1.10
+POOL_TARGET = 1.5
+POOL_TARGET_WORKERS = ["8", "64"]
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+class Result:
+    """One benchmark at one set of parameters."""
+
+    def __init__(self, entry):
+        self.bench = entry["benchmark"][len(PKG):] if entry["benchmark"].startswith(PKG) else entry["benchmark"]
+        self.params = dict(entry.get("params") or {})
+        primary = entry["primaryMetric"]
+        self.score = float(primary["score"])
+        self.error = _number(primary.get("scoreError"))
+        self.unit = primary["scoreUnit"]
+        self.samples = sum(len(fork) for fork in primary.get("rawData") or [])
+        secondary = entry.get("secondaryMetrics") or {}
+        norm = secondary.get("gc.alloc.rate.norm")
+        self.bytes_per_op = float(norm["score"]) if norm else None
+        cpu = secondary.get("cpu.time.norm")
+        self.cpu_per_op = float(cpu["score"]) if cpu else None
+        items = secondary.get("items")
+        self.per_item = float(items["score"]) if items else None
+        self.per_item_error = _number(items.get("scoreError")) if items else None
+        self.entry = entry
+
+
+def _number(value):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def load(paths):
+    results = []
+    for path in paths:
+        with open(path) as f:
+            results.extend(Result(e) for e in json.load(f))
+    return results
+
+
+def find(results, bench, **params):
+    for r in results:
+        if r.bench == bench and all(r.params.get(k) == v for k, v in params.items()):
+            return r
+    return None
+
+
+# ---- formatting ------------------------------------------------------------------------------
+
+def sig(x, digits=3):
+    """x with `digits` significant digits, thousands separated, no exponent."""
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(x)))))
+    return f"{round(x, decimals):,.{decimals}f}"
+
+
+def with_error(score, error):
+    return sig(score) if error is None else f"{sig(score)} ± {sig(error, 2)}"
+
+
+def ratio(score, base):
+    if score is None or base is None or base == 0:
+        return None
+    return score / base
+
+
+def fmt_ratio(r, bold_over=None):
+    if r is None:
+        return "–"
+    text = f"{r:.2f}×"
+    return f"**{text}**" if bold_over is not None and r > bold_over else text
+
+
+def table(header, rows, align=None):
+    align = align or ["l"] * len(header)
+    marks = {"l": "---", "r": "--:", "c": ":-:"}
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    out.extend("| " + " | ".join(str(c) for c in row) + " |" for row in rows)
+    return "\n".join(out)
+
+
+def unit_of(r):
+    return r.unit.replace("/op", "").replace("us", "µs")
+
+
+# ---- sections --------------------------------------------------------------------------------
+
+def run_section(results, meta):
+    any_result = results[0].entry
+    started = datetime.fromisoformat(meta["started"].replace("Z", "+00:00"))
+    finished = datetime.fromisoformat(meta["finished"].replace("Z", "+00:00"))
+    minutes, seconds = divmod(int(meta["wall_seconds"]), 60)
+    loads = [sample[1] for sample in meta.get("load") or []]
+    before = meta.get("load_before")
+    load_text = (f"before the run (1, 5, 15 min): {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
+                 if before else "")
+    if loads:
+        load_text += (f"during it, 1-minute load average sampled every 5 s ({len(loads)} samples): "
+                      f"min {min(loads):.2f}, median {statistics.median(loads):.2f}, max {max(loads):.2f}, "
+                      f"on {meta['cores']} cores; the benchmarks' own threads count in it (a run that keeps "
+                      f"both cores busy shows about 2 by itself)")
+    else:
+        load_text += "not sampled during the run"
+    jvm_args = [a for a in any_result.get("jvmArgs", [])]
+    seen = []
+    for a in jvm_args:
+        if a not in seen:
+            seen.append(a)
+    rows = [
+        ["command", f"`{meta['command']}`"],
+        ["date", f"{started:%Y-%m-%d %H:%M}–{finished:%H:%M} UTC ({minutes} min {seconds} s, build included)"],
+        ["machine", f"{meta['cores']} cores, {meta['memory_gib']} GiB, Linux {meta['kernel']}"],
+        ["JDK", f"{any_result['jdkVersion']} ({any_result['vmName']} {any_result['vmVersion']}); forks run with "
+                f"`{' '.join(seen)}`"],
+        ["JMH", f"{any_result['jmhVersion']}; "
+                + "; ".join(f"{group}: `{options}`" for group, options in sorted(meta["jmh_options"].items()))],
+        ["drain", f"commit {meta['commit']}"],
+        ["machine load", load_text],
+    ]
+    return "## The run\n\n" + table(["", ""], rows)
+
+
+def handoff_section(results):
+    rows = []
+    for threads in ["virtual", "platform"]:
+        for capacity in ["1", "16", "100"]:
+            base = find(results, "HandoffBench.handoff", queue=QUEUE_BASELINE, capacity=capacity, threads=threads)
+            for queue in QUEUES:
+                r = find(results, "HandoffBench.handoff", queue=queue, capacity=capacity, threads=threads)
+                if r is None:
+                    continue
+                rows.append([threads, capacity, queue, with_error(r.score, r.error),
+                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                             fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+    if not rows:
+        return ""
+    return ("## 1. Queue hand-off: one producer, one consumer\n\n"
+            "`HandoffBench`: 65,536 items from one producer thread to one consumer thread through one queue; "
+            "time per item (ns), ratio to `ArrayBlockingQueue` at the same capacity and thread kind, and "
+            "bytes allocated per item (`-prof gc`).\n\n"
+            + table(["threads", "capacity", "queue", "ns/item", "ratio to ABQ", "CPU ns/item", "CPU ratio",
+                     "B/item"], rows, ["l", "r", "l", "r", "r", "r", "r", "r"]))
+
+
+def fastpath_section(results):
+    rows = []
+    base = find(results, "FastPathBench.putTake", queue=QUEUE_BASELINE)
+    for queue in QUEUES:
+        r = find(results, "FastPathBench.putTake", queue=queue)
+        if r is None:
+            continue
+        rows.append([queue, with_error(r.score, r.error), fmt_ratio(ratio(r.score, base and base.score)),
+                     sig(r.bytes_per_op)])
+    if not rows:
+        return ""
+    return ("## 1a. The hot path alone\n\n"
+            "`FastPathBench`: one thread puts an item into a queue of 16 and takes it back: no call blocks, the "
+            "lock is never contended. Time per put-and-take pair (ns): what each queue does inside its lock.\n\n"
+            + table(["queue", "ns/pair", "ratio to ABQ", "B/pair"], rows, ["l", "r", "r", "r"]))
+
+
+def mpmc_section(results):
+    rows = []
+    for shape in ["4x4", "64x64"]:
+        for capacity in ["16", "1024"]:
+            base = find(results, "MpmcBench.manyToMany", queue=QUEUE_BASELINE, capacity=capacity, shape=shape)
+            for queue in QUEUES:
+                r = find(results, "MpmcBench.manyToMany", queue=queue, capacity=capacity, shape=shape)
+                if r is None:
+                    continue
+                rows.append([shape.replace("x", " × "), capacity, queue, with_error(r.score, r.error),
+                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                             fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+    if not rows:
+        return ""
+    return ("## 2. Many producers and consumers\n\n"
+            "`MpmcBench`: producers × consumers virtual threads on one queue, 65,536 items in all; time per item "
+            "(ns), ratio to `ArrayBlockingQueue`, bytes per item.\n\n"
+            + table(["producers × consumers", "capacity", "queue", "ns/item", "ratio to ABQ", "CPU ns/item",
+                     "CPU ratio", "B/item"], rows, ["l", "r", "l", "r", "r", "r", "r", "r"]))
+
+
+def wakeup_section(results):
+    rows = []
+    for bench, label, ways, baseline in [("WakeupBench.getters", "get()", WAKE_GET, WAKE_GET[1]),
+                                         ("WakeupBench.putters", "put() on a full queue", WAKE_PUT, WAKE_PUT[1])]:
+        for n in ["1000", "10000"]:
+            base = find(results, bench, n=n, release=baseline)
+            for way in ways:
+                r = find(results, bench, n=n, release=way)
+                if r is None:
+                    continue
+                rows.append([label, f"{int(n):,}", way, with_error(r.score, r.error), unit_of(r),
+                             fmt_ratio(ratio(r.score, base and base.score))])
+    if not rows:
+        return ""
+    return ("## 3. Shutdown wake-up\n\n"
+            "`WakeupBench`: n virtual threads blocked on one queue; time from the releasing call until all n have "
+            "returned from their blocking call (one shot per iteration, fresh threads each time). Baseline: "
+            "`ArrayBlockingQueue.pills` (n poison pills put into an `ArrayBlockingQueue(n)`) for getters; for "
+            "putters, which an `ArrayBlockingQueue` can only release by making room, `ArrayBlockingQueue.takes` "
+            "(a consumer takes n items from the full queue of 16). `interrupt` interrupts each blocked thread.\n\n"
+            + table(["blocked in", "n", "released by", "time", "unit", "ratio to baseline"], rows,
+                    ["l", "r", "l", "r", "l", "r"]))
+
+
+def pool_section(results):
+    noop_rows, sleep_rows = [], []
+    for workers in ["1", "8", "64", "1024"]:
+        base = find(results, "PoolBench.noop", pool=POOL_BASELINE, workers=workers)
+        for pool in POOLS:
+            r = find(results, "PoolBench.noop", pool=pool, workers=workers)
+            if r is not None:
+                noop_rows.append([workers, pool, with_error(r.score, r.error),
+                                  fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                                  fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+        base = find(results, "PoolBench.sleep1ms", pool=POOL_BASELINE, workers=workers)
+        for pool in POOLS:
+            r = find(results, "PoolBench.sleep1ms", pool=pool, workers=workers)
+            if r is not None:
+                ideal_us = 1000.0 / int(workers)
+                per_item_us = r.per_item / 1000.0 if r.per_item is not None else None
+                sleep_rows.append([workers, pool, sig(r.score / 1e6), sig(per_item_us),
+                                   sig(ideal_us),
+                                   fmt_ratio(ratio(r.per_item, base and base.per_item))])
+    if not noop_rows and not sleep_rows:
+        return ""
+    text = ("## 4. Pool overhead per item\n\n"
+            "`PoolBench`: each invocation is one whole run, driven from a virtual thread that the benchmark starts: "
+            "build the pool (or open the scope), push every item through, consume every result, and wait for the "
+            "last thread. Every item runs on a virtual thread of its own in all four. `WorkerPool.*`: drain's pool with the named intake, queue size 16, the "
+            "per-item timeout (30 s) and a metrics sink on. `StructuredTaskScope` (the baseline): one scope, one "
+            "`fork` per item under a `Semaphore(workers)`, then `join`. `VirtualThreadExecutor`: the same with "
+            "`Executors.newVirtualThreadPerTaskExecutor()`.\n\n"
+            "No-op handler, 10,000 items per run: time per item (ns), which is all overhead; ratio to the bare "
+            "structured fork; bytes allocated per item.\n\n"
+            + table(["workers", "pool", "ns/item", "ratio to STS", "CPU ns/item", "CPU ratio", "B/item"], noop_rows,
+                    ["r", "l", "r", "r", "r", "r", "r"]))
+    if sleep_rows:
+        text += ("\n\nHandler sleeping 1 ms, workers × 8 items per run (about 8 ms of sleeping at any width): "
+                 "time per run, time per item, the ideal per item (1 ms / workers), and the ratio of the time "
+                 "per item to the bare structured fork's.\n\n"
+                 + table(["workers", "pool", "ms/run", "µs/item", "ideal µs/item", "ratio to STS"], sleep_rows,
+                         ["r", "l", "r", "r", "r", "r"]))
+    return text
+
+
+LADDER = ["1.fork", "2.queues", "3.scopePerItem", "4.timedWait", "5.WorkerPool.noMetrics", "6.WorkerPool"]
+
+
+def ladder_section(results):
+    rows = []
+    for workers in ["8", "64"]:
+        base = find(results, "PoolLadderBench.ladder", step=LADDER[0], workers=workers)
+        previous = None
+        for step in LADDER:
+            r = find(results, "PoolLadderBench.ladder", step=step, workers=workers)
+            if r is None:
+                continue
+            added = "" if previous is None else f"{r.score - previous.score:+,.0f}"
+            cpu_added = "" if previous is None or r.cpu_per_op is None or previous.cpu_per_op is None \
+                else f"{r.cpu_per_op - previous.cpu_per_op:+,.0f}"
+            rows.append([workers, f"`{step}`", with_error(r.score, r.error), added,
+                         fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op), cpu_added,
+                         fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+            previous = r
+    if not rows:
+        return ""
+    return ("## 4b. What the pool's cost per item is made of\n\n"
+            "`PoolLadderBench`: from the bare structured fork to the `WorkerPool`, one mechanism added per step "
+            "(no-op handler, 10,000 items per run): `2.queues` is the pool's shape without a thread per item "
+            "(producer → `ShutdownQueue(16)` intake → workers calling the handler inline → "
+            "`ShutdownQueue(workers)` outbox → the benchmark thread); `3.scopePerItem` runs each item in a scope "
+            "of its own (open, fork, join, close); `4.timedWait` waits for that subtask as the pool does (a timed "
+            "latch wait, then join); `5.WorkerPool.noMetrics` is the pool itself without a metrics sink; "
+            "`6.WorkerPool` with one. Steps 2–4 are written in the benchmark with the pool's structure; 5 and 6 "
+            "are the real pool.\n\n"
+            + table(["workers", "step", "ns/item", "added (ns)", "ratio to 1.fork", "CPU ns/item", "CPU added",
+                     "CPU ratio", "B/item"], rows, ["r", "l", "r", "r", "r", "r", "r", "r", "r"]))
+
+
+def allocation_section(results):
+    rows = []
+    for capacity in ["1", "16", "100"]:
+        cells = []
+        for queue in QUEUES:
+            r = find(results, "HandoffBench.handoff", queue=queue, capacity=capacity, threads="virtual")
+            cells.append(sig(r.bytes_per_op) if r and r.bytes_per_op is not None else "–")
+        rows.append([f"hand-off, capacity {capacity}, virtual"] + cells)
+    queue_table = table(["B/item"] + QUEUES, rows, ["l"] + ["r"] * len(QUEUES))
+    rows = []
+    for workers in ["1", "8", "64", "1024"]:
+        cells = []
+        for pool in POOLS:
+            r = find(results, "PoolBench.noop", pool=pool, workers=workers)
+            cells.append(sig(r.bytes_per_op) if r and r.bytes_per_op is not None else "–")
+        rows.append([f"no-op, {workers} workers"] + cells)
+    pool_table = table(["B/item"] + POOLS, rows, ["l"] + ["r"] * len(POOLS))
+    return ("## 5. Allocation per operation\n\n"
+            "From `-prof gc` (`gc.alloc.rate.norm`) in the same run: bytes allocated per item, everything the "
+            "JVM allocated during the measurement divided by the items (the two threads an invocation starts "
+            "included, a few bytes per item). The item itself is one preallocated `Integer`.\n\n"
+            + queue_table + "\n\n" + pool_table)
+
+
+def targets_section(results):
+    rows = []
+    # Target 1: ShutdownQueue no slower than 1.10 x ArrayBlockingQueue, items 1 and 2.
+    checks = []
+    for threads in ["virtual", "platform"]:
+        for capacity in ["1", "16", "100"]:
+            checks.append((f"hand-off, capacity {capacity}, {threads}", "HandoffBench.handoff",
+                           dict(capacity=capacity, threads=threads)))
+    for shape in ["4x4", "64x64"]:
+        for capacity in ["16", "1024"]:
+            checks.append((f"{shape.replace('x', ' × ')}, capacity {capacity}", "MpmcBench.manyToMany",
+                           dict(capacity=capacity, shape=shape)))
+    met = total = 0
+    for label, bench, params in checks:
+        sq = find(results, bench, queue="ShutdownQueue", **params)
+        abq = find(results, bench, queue=QUEUE_BASELINE, **params)
+        if sq is None or abq is None:
+            continue
+        r = sq.score / abq.score
+        total += 1
+        met += r <= QUEUE_TARGET
+        rows.append([f"ShutdownQueue ≤ {QUEUE_TARGET:.2f} × ABQ", label,
+                     f"{fmt_ratio(r)} ({sig(sq.score)} vs {sig(abq.score)} ns)",
+                     fmt_ratio(ratio(sq.cpu_per_op, abq.cpu_per_op)), "yes" if r <= QUEUE_TARGET else "**no**"])
+    summary = [f"- `ShutdownQueue` ≤ {QUEUE_TARGET:.2f} × `ArrayBlockingQueue` (items 1 and 2): met in {met} of {total} "
+               f"configurations."] if total else []
+    # Target 2: shutdown wake-up no slower than the baseline.
+    met = total = 0
+    for bench, label, baseline in [("WakeupBench.getters", "get()", WAKE_GET[1]),
+                                   ("WakeupBench.putters", "put()", WAKE_PUT[1])]:
+        for n in ["1000", "10000"]:
+            sq = find(results, bench, n=n, release="ShutdownQueue.shutdown")
+            base = find(results, bench, n=n, release=baseline)
+            if sq is None or base is None:
+                continue
+            r = sq.score / base.score
+            total += 1
+            met += r <= 1.0
+            rows.append([f"shutdown ≤ {baseline.split('.')[1]}", f"{int(n):,} blocked in {label}",
+                         f"{fmt_ratio(r)} ({sig(sq.score)} vs {sig(base.score)} {unit_of(sq)})", "–",
+                         "yes" if r <= 1.0 else "**no**"])
+    if total:
+        summary.append(f"- Shutdown wake-up no slower than the baseline (item 3): met in {met} of {total} configurations.")
+    # Target 3: WorkerPool within 1.5 x the bare structured fork at 8 and 64 workers (no-op handler: all overhead).
+    met = total = 0
+    for workers in POOL_TARGET_WORKERS:
+        base = find(results, "PoolBench.noop", pool=POOL_BASELINE, workers=workers)
+        for pool in POOLS[:2]:
+            r_ = find(results, "PoolBench.noop", pool=pool, workers=workers)
+            if r_ is None or base is None:
+                continue
+            r = r_.score / base.score
+            total += 1
+            met += r <= POOL_TARGET
+            rows.append([f"WorkerPool ≤ {POOL_TARGET} × STS per item", f"{pool}, no-op, {workers} workers",
+                         f"{fmt_ratio(r)} ({sig(r_.score)} vs {sig(base.score)} ns)",
+                         fmt_ratio(ratio(r_.cpu_per_op, base.cpu_per_op)), "yes" if r <= POOL_TARGET else "**no**"])
+    for workers in POOL_TARGET_WORKERS:
+        base = find(results, "PoolBench.sleep1ms", pool=POOL_BASELINE, workers=workers)
+        for pool in POOLS[:2]:
+            r_ = find(results, "PoolBench.sleep1ms", pool=pool, workers=workers)
+            if r_ is None or base is None or r_.per_item is None or base.per_item is None:
+                continue
+            r = r_.per_item / base.per_item
+            total += 1
+            met += r <= POOL_TARGET
+            rows.append([f"WorkerPool ≤ {POOL_TARGET} × STS per item", f"{pool}, 1 ms sleep, {workers} workers",
+                         f"{fmt_ratio(r)} ({sig(r_.per_item / 1000)} vs {sig(base.per_item / 1000)} µs)",
+                         fmt_ratio(ratio(r_.cpu_per_op, base.cpu_per_op)), "yes" if r <= POOL_TARGET else "**no**"])
+    if total:
+        summary.append(f"- `WorkerPool` within {POOL_TARGET} × the bare structured fork per item at 8 and 64 workers "
+                       f"(item 4): met in {met} of {total} configurations.")
+    if not rows:
+        return ""
+    return ("## Targets\n\nComputed by the report script from this run's wall-clock figures (the CPU-time "
+            "ratio beside each is for context).\n\n" + "\n".join(summary) + "\n\n"
+            + table(["target", "configuration", "ratio (raw)", "CPU ratio", "met"], rows, ["l", "l", "r", "r", "c"]))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--meta", required=True, help="the meta JSON that benchmarks/run writes")
+    parser.add_argument("--notes", help="hand-written notes (markdown) to include after the targets")
+    parser.add_argument("results", nargs="+", help="JMH JSON result files")
+    args = parser.parse_args(argv)
+    results = load(args.results)
+    if not results:
+        sys.exit("report.py: no results in " + ", ".join(args.results))
+    with open(args.meta) as f:
+        meta = json.load(f)
+    parts = [
+        "# Benchmarks\n\n"
+        "<!-- Generated by benchmarks/report.py from benchmarks/results/; edit benchmarks/NOTES.md, not this "
+        "file, and re-run benchmarks/run. -->\n\n"
+        "drain's `ShutdownQueue` and `WorkerPool` measured side by side with the JDK's queues, jox's `Channel`, "
+        "a bare `StructuredTaskScope` fork and the virtual-thread-per-task executor, all in the same run. "
+        "Scores are JMH's means; `±` is JMH's 99.9% confidence half-width where it gives one (few iterations "
+        "make it wide). A ratio is this score over the baseline's score in the same run: above 1 is slower. "
+        "`CPU ns/item` is the CPU time the whole benchmark JVM used per item (all its threads: the benchmark's, "
+        "the virtual threads' carriers, JIT, GC; `benchmarks/.../CpuTimeProfiler`): on a machine shared with "
+        "other work the wall-clock score grows with the others' load, the CPU time much less, so the two "
+        "together say what an operation costs and how much of the wall time was waiting.",
+        run_section(results, meta),
+        targets_section(results),
+    ]
+    if args.notes:
+        with open(args.notes) as f:
+            parts.append(f.read().strip())
+    parts += [handoff_section(results), fastpath_section(results), mpmc_section(results), wakeup_section(results), pool_section(results),
+              ladder_section(results), allocation_section(results)]
+    sys.stdout.write("\n\n".join(p for p in parts if p) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
