@@ -102,7 +102,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code shutdown(true)} returns the items it removed, in the order {@code get} would have
  * returned them; waiter counts are observable ({@link #waitingGetters()}, {@link #waitingPutters()},
  * {@link #waitingJoiners()}); {@link #toString()} prints Python's {@code str(queue)}, character
- * for character when the items print as Python prints them (integers, for example).
+ * for character when the items print as Python prints them (integers, for example). The three
+ * exceptions are outcomes and carry no stack trace unless {@code -Ddev.drain.queue.stackTraces=true}
+ * (filling one in would be most of the cost of waking a blocked thread at shutdown).
  *
  * <p>The numbered clauses ({@code SQ-01} ...) that the tests cite are in
  * {@code specs/shutdown-queue.md}; the Python sources are {@code Lib/asyncio/queues.py} and

@@ -404,6 +404,35 @@ class ShutdownQueueProperties {
         });
     }
 
+    /**
+     * SQ-19: in every random sequence, on every order and bound, each QueueShutDown, QueueEmpty and
+     * QueueFull the queue throws carries no stack trace.
+     */
+    @Test
+    void outcomeExceptionsCarryNoStackTrace(Evidence evidence) {
+        evidence.property("In every random sequence of non-blocking operations, on every order and bound, each "
+                + "QueueShutDown, QueueEmpty and QueueFull the queue throws has an empty stack trace.", "SQ-19")
+                .seed(SEED);
+        quickTheory(examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
+            ShutdownQueue<Integer> q = scenario.kind().create(scenario.maxsize());
+            for (Op op : scenario.ops()) {
+                try {
+                    op.on(q);
+                } catch (QueueShutDown | QueueEmpty | QueueFull e) {
+                    assertThat(e.getStackTrace()).as("the stack trace of %s from %s in %s", e, op, scenario).isEmpty();
+                    evidence.count(e.getClass().getSimpleName() + " thrown", 1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("no operation here waits, so none can be interrupted", e);
+                } catch (Exception e) {
+                    // taskDone() beyond the count, a negative timeout: faults, which keep their stack traces
+                    assertThat(e).isInstanceOfAny(IllegalStateException.class, IllegalArgumentException.class);
+                }
+            }
+            evidence.tries(1);
+        });
+    }
+
     /** The line after QuickTheories' "Smallest found falsifying value(s) :-". */
     static String smallestCounterexample(String report) {
         List<String> lines = report.lines().toList();

@@ -2,6 +2,7 @@ package dev.drain.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
@@ -367,6 +368,45 @@ class ShutdownQueueTest {
             assertThat(q.waitingJoiners()).isZero();
             first.value();
             second.value();
+        }
+    }
+
+    @Nested
+    class Exceptions {
+        /** SQ-19: by default the queue's three exceptions carry no stack trace. */
+        @Test
+        void exceptionsCarryNoStackTraceByDefault() throws Exception {
+            assertThat(System.getProperty(STACK_TRACES)).isNull();
+            assertThat(stackTracesOfTheThree()).allSatisfy(trace -> assertThat(trace).isEmpty());
+        }
+
+        /** SQ-19: with dev.drain.queue.stackTraces=true each exception records the call that threw it. */
+        @Test
+        void exceptionsRecordTheirStackTraceWhenAsked() throws Exception {
+            System.setProperty(STACK_TRACES, "true");
+            try {
+                assertThat(stackTracesOfTheThree())
+                        .extracting(trace -> trace[0].getClassName() + "." + trace[0].getMethodName())
+                        .containsExactly(ShutdownQueue.class.getName() + ".getNowait",
+                                ShutdownQueue.class.getName() + ".putNowait",
+                                ShutdownQueue.class.getName() + ".get");
+            } finally {
+                System.clearProperty(STACK_TRACES);
+            }
+        }
+
+        private static final String STACK_TRACES = "dev.drain.queue.stackTraces";
+
+        /** The stack traces of QueueEmpty, QueueFull and QueueShutDown, each thrown by the queue. */
+        private List<StackTraceElement[]> stackTracesOfTheThree() throws Exception {
+            ShutdownQueue<Integer> q = new ShutdownQueue<>(1);
+            List<StackTraceElement[]> traces = new ArrayList<>();
+            traces.add(catchThrowableOfType(QueueEmpty.class, q::getNowait).getStackTrace());
+            q.putNowait(1);
+            traces.add(catchThrowableOfType(QueueFull.class, () -> q.putNowait(2)).getStackTrace());
+            q.shutdown(true);
+            traces.add(catchThrowableOfType(QueueShutDown.class, q::get).getStackTrace());
+            return traces;
         }
     }
 
