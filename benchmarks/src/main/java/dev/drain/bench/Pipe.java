@@ -3,8 +3,7 @@ package dev.drain.bench;
 import com.softwaremill.jox.Channel;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 
 /**
  * The two blocking operations a hand-off needs, over each queue that is compared. Each fork of a
@@ -31,8 +30,8 @@ interface Pipe {
         Pipe create(int capacity) {
             return switch (this) {
                 case ShutdownQueue -> new OfShutdownQueue(capacity);
-                case ArrayBlockingQueue -> new OfArrayBlockingQueue(capacity);
-                case LinkedBlockingQueue -> new OfLinkedBlockingQueue(capacity);
+                case ArrayBlockingQueue -> new OfBlockingQueue(new java.util.concurrent.ArrayBlockingQueue<>(capacity));
+                case LinkedBlockingQueue -> new OfBlockingQueue(new java.util.concurrent.LinkedBlockingQueue<>(capacity));
                 case JoxChannel -> new OfJoxChannel(capacity);
             };
         }
@@ -56,29 +55,12 @@ interface Pipe {
         }
     }
 
-    final class OfArrayBlockingQueue implements Pipe {
-        private final ArrayBlockingQueue<Integer> queue;
+    /** {@code ArrayBlockingQueue} and {@code LinkedBlockingQueue}: {@code put} and {@code take}. */
+    final class OfBlockingQueue implements Pipe {
+        private final BlockingQueue<Integer> queue;
 
-        OfArrayBlockingQueue(int capacity) {
-            this.queue = new ArrayBlockingQueue<>(capacity);
-        }
-
-        @Override
-        public void put(Integer item) throws InterruptedException {
-            queue.put(item);
-        }
-
-        @Override
-        public Integer take() throws InterruptedException {
-            return queue.take();
-        }
-    }
-
-    final class OfLinkedBlockingQueue implements Pipe {
-        private final LinkedBlockingQueue<Integer> queue;
-
-        OfLinkedBlockingQueue(int capacity) {
-            this.queue = new LinkedBlockingQueue<>(capacity);
+        OfBlockingQueue(BlockingQueue<Integer> queue) {
+            this.queue = queue;
         }
 
         @Override

@@ -116,7 +116,7 @@ public class PoolBench {
         switch (pool) {
             case "WorkerPool.SHUTDOWN_QUEUE" -> workerPool(WorkerPool.IntakeKind.SHUTDOWN_QUEUE, source, handler, bh);
             case "WorkerPool.SENTINEL" -> workerPool(WorkerPool.IntakeKind.SENTINEL, source, handler, bh);
-            case "StructuredTaskScope" -> structured(source, handler);
+            case "StructuredTaskScope" -> structured(source, workers, handler);
             case "VirtualThreadExecutor" -> executor(source, handler);
             default -> throw new IllegalArgumentException(pool);
         }
@@ -147,9 +147,9 @@ public class PoolBench {
         }
     }
 
-    /** The baseline: a bare structured fork per item under a semaphore. */
+    /** The baseline: a bare structured fork per item under a semaphore of {@code workers}. */
     @SuppressWarnings("preview")
-    private void structured(List<Integer> source, Handler<Integer, Integer> handler) throws Exception {
+    static void structured(List<Integer> source, int workers, Handler<Integer, Integer> handler) throws Exception {
         Semaphore permits = new Semaphore(workers);
         try (var scope = java.util.concurrent.StructuredTaskScope.open()) {
             for (Integer item : source) {

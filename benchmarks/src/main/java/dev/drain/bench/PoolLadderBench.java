@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -84,31 +83,13 @@ public class PoolLadderBench {
     /** One run, on the virtual thread that {@link #ladder} starts, as in {@link PoolBench}. */
     private void ladderHere(Blackhole bh) throws Exception {
         switch (step) {
-            case "1.fork" -> fork();
+            case "1.fork" -> PoolBench.structured(items, workers, handler);
             case "2.queues" -> pipeline(bh, this::inline);
             case "3.scopePerItem" -> pipeline(bh, this::scopePerItem);
             case "4.timedWait" -> pipeline(bh, this::timedWait);
             case "5.WorkerPool.noMetrics" -> workerPool(bh, false);
             case "6.WorkerPool" -> workerPool(bh, true);
             default -> throw new IllegalArgumentException(step);
-        }
-    }
-
-    @SuppressWarnings("preview")
-    private void fork() throws Exception {
-        Semaphore permits = new Semaphore(workers);
-        try (var scope = java.util.concurrent.StructuredTaskScope.open()) {
-            for (Integer item : items) {
-                permits.acquire();
-                scope.fork(() -> {
-                    try {
-                        return handler.handle(item);
-                    } finally {
-                        permits.release();
-                    }
-                });
-            }
-            scope.join();
         }
     }
 
