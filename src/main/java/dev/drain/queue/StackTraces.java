@@ -6,8 +6,8 @@ package dev.drain.queue;
  * <p>{@link QueueShutDown}, {@link QueueEmpty} and {@link QueueFull} are outcomes, not faults:
  * the caller expects them and handles them at the call, as Python's code handles
  * {@code QueueShutDown} or {@code StopIteration}. Filling in a stack trace walks the thread's
- * stack and is most of the cost of waking a blocked thread at shutdown (10,000 getters: 29 ms
- * with stack traces, 13 ms without, the same as 10,000 poison pills; see BENCHMARKS.md). So by
+ * stack and was most of the cost of waking a blocked thread at shutdown (10,000 getters: 29 ms
+ * with stack traces, 13 ms without; 10,000 poison pills take 10–13 ms; see BENCHMARKS.md). So by
  * default they have none, as kotlinx.coroutines' cancellation exceptions have none outside its
  * debug mode; run with {@value #PROPERTY}{@code =true} to have them back while debugging.
  */

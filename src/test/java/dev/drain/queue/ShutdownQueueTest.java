@@ -373,6 +373,8 @@ class ShutdownQueueTest {
 
     @Nested
     class Exceptions {
+        private static final String STACK_TRACES = "dev.drain.queue.stackTraces";
+
         /** SQ-19: by default the queue's three exceptions carry no stack trace. */
         @Test
         void exceptionsCarryNoStackTraceByDefault() throws Exception {
@@ -394,8 +396,6 @@ class ShutdownQueueTest {
                 System.clearProperty(STACK_TRACES);
             }
         }
-
-        private static final String STACK_TRACES = "dev.drain.queue.stackTraces";
 
         /** The stack traces of QueueEmpty, QueueFull and QueueShutDown, each thrown by the queue. */
         private List<StackTraceElement[]> stackTracesOfTheThree() throws Exception {
