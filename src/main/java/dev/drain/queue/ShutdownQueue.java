@@ -820,6 +820,9 @@ public class ShutdownQueue<T> {
      */
     @GuardedBy("lock")
     private void wakeNext(ArrayDeque<Waiter> line) {
+        if (line.isEmpty()) {
+            return; // the common case on the hot path: two index reads, not a poll of the array
+        }
         for (Waiter next; (next = line.pollFirst()) != null; ) {
             if (lock.hasWaiters(next.wakeup)) {
                 notify(next);
