@@ -73,7 +73,10 @@ class BlockingIoTest {
         WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(this::readStalled)
                 .intake(intake).workers(2).queueSize(2).itemTimeout(Duration.ofMinutes(1)).build();
         try (Results<String> results = pool.run(List.of(1, 2, 3, 4))) {
-            Waits.until("both reads are blocked", () -> results.stats().inFlight() == 2);
+            // Both workers are in their attempts, and the producer has pulled the other two items
+            // (queued, or held for the put): otherwise an item not yet pulled is neither.
+            Waits.until("two attempts running and every item pulled",
+                    () -> results.stats().inFlight() == 2 && results.stats().pulled() == 4);
             pool.abort();
             PoolAborted aborted = catchThrowableOfType(PoolAborted.class, results::hasNext);
             assertThat(aborted.cancelled()).hasSize(2);
