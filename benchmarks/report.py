@@ -159,18 +159,26 @@ def run_section(results, meta):
     return "## The run\n\n" + table(["", ""], rows)
 
 
-def handoff_section(results):
+def queue_rows(results, bench, configurations):
+    """One row per queue and configuration: the configuration's labels, then time, ratio to the
+    baseline queue of the same configuration, CPU time and its ratio, bytes per item."""
     rows = []
-    for threads in ["virtual", "platform"]:
-        for capacity in ["1", "16", "100"]:
-            base = find(results, "HandoffBench.handoff", queue=QUEUE_BASELINE, capacity=capacity, threads=threads)
-            for queue in QUEUES:
-                r = find(results, "HandoffBench.handoff", queue=queue, capacity=capacity, threads=threads)
-                if r is None:
-                    continue
-                rows.append([threads, capacity, queue, with_error(r.score, r.error),
-                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
-                             fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+    for labels, params in configurations:
+        base = find(results, bench, queue=QUEUE_BASELINE, **params)
+        for queue in QUEUES:
+            r = find(results, bench, queue=queue, **params)
+            if r is None:
+                continue
+            rows.append(labels + [queue, with_error(r.score, r.error),
+                                  fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
+                                  fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+    return rows
+
+
+def handoff_section(results):
+    rows = queue_rows(results, "HandoffBench.handoff",
+                      [([threads, capacity], dict(capacity=capacity, threads=threads))
+                       for threads in ["virtual", "platform"] for capacity in ["1", "16", "100"]])
     if not rows:
         return ""
     return ("## 1. Queue hand-off: one producer, one consumer\n\n"
@@ -199,17 +207,9 @@ def fastpath_section(results):
 
 
 def mpmc_section(results):
-    rows = []
-    for shape in ["4x4", "64x64"]:
-        for capacity in ["16", "1024"]:
-            base = find(results, "MpmcBench.manyToMany", queue=QUEUE_BASELINE, capacity=capacity, shape=shape)
-            for queue in QUEUES:
-                r = find(results, "MpmcBench.manyToMany", queue=queue, capacity=capacity, shape=shape)
-                if r is None:
-                    continue
-                rows.append([shape.replace("x", " × "), capacity, queue, with_error(r.score, r.error),
-                             fmt_ratio(ratio(r.score, base and base.score)), sig(r.cpu_per_op),
-                             fmt_ratio(ratio(r.cpu_per_op, base and base.cpu_per_op)), sig(r.bytes_per_op)])
+    rows = queue_rows(results, "MpmcBench.manyToMany",
+                      [([shape.replace("x", " × "), capacity], dict(capacity=capacity, shape=shape))
+                       for shape in ["4x4", "64x64"] for capacity in ["16", "1024"]])
     if not rows:
         return ""
     return ("## 2. Many producers and consumers\n\n"
