@@ -27,7 +27,7 @@ System.out.println("== 06 a pool run: results in completion order, stats, no thr
     System.out.println("The source gives 0, 1, 2, 3; item 3 may finish first, and each result lets the next older one finish:");
     turn.get(3).countDown();
     List<String> arrived = new ArrayList<>();
-    try (Results<String> results = pool.run(List.of(0, 1, 2, 3))) {
+    try (Results<Integer, String> results = pool.run(List.of(0, 1, 2, 3))) {
         while (results.hasNext()) {
             String result = results.next();
             arrived.add(result);

@@ -27,7 +27,7 @@ System.out.println("== 07 a stubborn handler: one interrupt swallowed, the secon
             .build();
 
     System.out.println(pool + ": one item, which swallows the first interrupt.");
-    Results<Integer> results = pool.run(List.of(0));
+    Results<Integer, Integer> results = pool.run(List.of(0));
     try (results) {
         while (results.hasNext()) {
             System.out.println("  result: " + results.next());

@@ -42,7 +42,7 @@ void until(String what, BooleanSupplier condition) {
 
     System.out.println("requestStop(): once 5 items are pulled (2 in flight, 2 queued, 1 held by the producer):");
     List<Integer> delivered = new ArrayList<>();
-    Results<Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
+    Results<Integer, Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
     try (results) {
         until("both items in flight", () -> inFlight.getCount() == 0);
         until("5 pulled, 4 accepted", () -> results.stats().pulled() == 5 && results.stats().accepted() == 4);
@@ -76,7 +76,7 @@ void until(String what, BooleanSupplier condition) {
             .build();
 
     System.out.println("abort(): once 6 items are pulled (2 in flight, 3 queued, 1 held by the producer):");
-    Results<Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
+    Results<Integer, Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
     try (results) {
         until("both items in flight", () -> inFlight.getCount() == 0);
         until("6 pulled, 5 accepted", () -> results.stats().pulled() == 6 && results.stats().accepted() == 5);

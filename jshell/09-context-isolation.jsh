@@ -31,7 +31,7 @@ ThreadLocal<String> local = new ThreadLocal<>();     // the handler sets it per 
             .name("demo09")
             .build();
 
-    try (Results<Integer> results = pool.run(List.of(0, 1))) {
+    try (Results<Integer, Integer> results = pool.run(List.of(0, 1))) {
         while (results.hasNext()) {
             results.next();
         }

@@ -42,6 +42,6 @@ public record ItemContext<T>(T item, int attempt, int worker) {
 
     @Override
     public String toString() {
-        return "item=" + item + " attempt=" + attempt + " worker=" + worker;
+        return "item=" + Text.of(item) + " attempt=" + attempt + " worker=" + worker; // an item's toString may throw
     }
 }

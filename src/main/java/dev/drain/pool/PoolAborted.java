@@ -8,22 +8,25 @@ import java.util.List;
  * {@linkplain WorkerPool#abort() aborted}. It names what the abort left unprocessed: the items
  * that were queued and dropped, and the items whose attempts were cancelled. None of them counts
  * as processed. The results delivered before the end are real; this exception is never a success.
+ *
+ * <p>Java forbids generic exceptions, so the lists here are wildcarded; the same outcome, typed,
+ * is {@code results.outcome()} (WP-11).
  */
 public final class PoolAborted extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
 
-    private final transient RunOutcome.Aborted outcome;
+    private final transient RunOutcome.Aborted<?> outcome;
 
     /**
      * Creates the exception.
      *
      * @param outcome what the abort left behind
      */
-    public PoolAborted(RunOutcome.Aborted outcome) {
+    public PoolAborted(RunOutcome.Aborted<?> outcome) {
         super("aborted: " + outcome.discarded().size() + " items discarded (never started), "
                 + outcome.cancelled().size() + " in-flight items cancelled, "
-                + outcome.failures().size() + " items failed before the abort");
+                + outcome.failures().size() + " items failed");
         this.outcome = outcome;
     }
 
@@ -37,13 +40,13 @@ public final class PoolAborted extends RuntimeException {
         return outcome.cancelled();
     }
 
-    /** {@return the permanent failures that happened before the abort} */
+    /** {@return the permanent failures of the run} */
     public List<ItemFailure<?>> failures() {
-        return outcome.failures();
+        return List.copyOf(outcome.failures());
     }
 
     /** {@return the whole outcome} */
-    public RunOutcome.Aborted outcome() {
+    public RunOutcome.Aborted<?> outcome() {
         return outcome;
     }
 }

@@ -31,6 +31,18 @@ final class PoolEvents {
         @Label("Outcome")
         @Description("succeeded, failed, timed out, cancelled or stuck")
         @Nullable String outcome;
+
+        /** Commits this (begun and ended) event, if a recording wants it. */
+        void commitFor(String pool, ItemContext<?> context, String outcome) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                this.item = Text.of(context.item());
+                this.attempt = context.attempt();
+                this.worker = context.worker();
+                this.outcome = outcome;
+                commit();
+            }
+        }
     }
 
     @Name("dev.drain.pool.Escalation")
@@ -47,6 +59,16 @@ final class PoolEvents {
         @Label("Round")
         @Description("2 or 3: the interrupt's round")
         int round;
+
+        void commitFor(String pool, ItemContext<?> context, int round) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                this.item = Text.of(context.item());
+                this.attempt = context.attempt();
+                this.round = round;
+                commit();
+            }
+        }
     }
 
     @Name("dev.drain.pool.StopRequested")
@@ -55,6 +77,13 @@ final class PoolEvents {
     static final class StopRequested extends Event {
         @Label("Pool")
         @Nullable String pool;
+
+        void commitFor(String pool) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                commit();
+            }
+        }
     }
 
     @Name("dev.drain.pool.Abort")
@@ -66,5 +95,13 @@ final class PoolEvents {
         @Label("Discarded")
         @Description("Queued items the abort dropped")
         int discarded;
+
+        void commitFor(String pool, int discarded) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                this.discarded = discarded;
+                commit();
+            }
+        }
     }
 }

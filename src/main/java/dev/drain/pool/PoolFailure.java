@@ -9,6 +9,10 @@ import java.util.stream.Collectors;
  * permanently. It holds exactly those failures, in the order they happened, and nothing else:
  * no interruption, no cancellation, no timeout of the pool itself (Python's
  * {@code ExceptionGroup} of the pool's failures).
+ *
+ * <p>Java forbids generic exceptions, so {@link #failures()} is wildcarded; the same list, typed,
+ * is {@code results.outcome().orElseThrow().failures()} (WP-11). The message is built when it is
+ * first asked for, and an item whose {@code toString} throws is described, not rethrown.
  */
 public final class PoolFailure extends RuntimeException {
     @Serial
@@ -24,7 +28,6 @@ public final class PoolFailure extends RuntimeException {
      * @param failures the permanent failures, at least one
      */
     public PoolFailure(List<? extends ItemFailure<?>> failures) {
-        super(describe(failures));
         this.failures = List.copyOf(failures);
         if (this.failures.isEmpty()) {
             throw new IllegalArgumentException("a PoolFailure holds at least one failure");
@@ -36,11 +39,13 @@ public final class PoolFailure extends RuntimeException {
         return failures;
     }
 
-    private static String describe(List<? extends ItemFailure<?>> failures) {
+    /** {@return how many items failed, and each: item, attempts, cause} */
+    @Override
+    public String getMessage() {
         return failures.size() + (failures.size() == 1 ? " item" : " items") + " failed: "
                 + failures.stream()
-                        .map(f -> f.item() + " after " + f.attempts() + " attempt" + (f.attempts() == 1 ? "" : "s")
-                                + " (" + f.cause() + ")")
+                        .map(f -> Text.of(f.item()) + " after " + f.attempts() + " attempt" + (f.attempts() == 1 ? "" : "s")
+                                + " (" + Text.of(f.cause()) + ")")
                         .collect(Collectors.joining("; "));
     }
 }

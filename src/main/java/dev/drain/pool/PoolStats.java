@@ -2,23 +2,26 @@ package dev.drain.pool;
 
 /**
  * A snapshot of a run's counters, from {@link Results#stats()}; every count is since the run
- * started.
+ * started, and the snapshot is consistent: it is taken under the lock every fate is recorded
+ * under. At the end, {@code pulled == succeeded + failed + discarded + cancelled}.
  *
  * @param pulled items taken from the source
  * @param accepted items put into the intake queue
- * @param inFlight items a worker is handling right now (between attempts included)
- * @param succeeded items whose result was produced
+ * @param inFlight items a worker (or the producer) is handling right now, between attempts included
+ * @param succeeded items whose handler produced a result
+ * @param delivered results the consumer has received from {@link Results#next()}; at a normal end,
+ *     all of them
  * @param failed items that failed permanently
  * @param retried retries made (attempts after the first)
  * @param timedOut attempts that outlived {@code itemTimeout}
  * @param escalations interrupts beyond the first sent to attempts that would not stop
  * @param discarded items dropped unhandled by an abort or an abandoned run
  * @param cancelled items whose attempts an abort or an abandoned run cancelled
- * @param currentLead pulled minus finished (succeeded, failed, discarded, cancelled) now
+ * @param currentLead pulled minus settled (succeeded, failed, discarded, cancelled) now
  * @param maxLead the largest lead seen; at most {@code queueSize + workers + 1}
  * @param metricsRaised calls to the metrics sink that threw
  * @param liveThreads threads the pool has started that have not finished
  */
-public record PoolStats(long pulled, long accepted, long inFlight, long succeeded, long failed, long retried,
-                        long timedOut, long escalations, long discarded, long cancelled, long currentLead,
-                        long maxLead, long metricsRaised, int liveThreads) {}
+public record PoolStats(long pulled, long accepted, long inFlight, long succeeded, long delivered, long failed,
+                        long retried, long timedOut, long escalations, long discarded, long cancelled,
+                        long currentLead, long maxLead, long metricsRaised, int liveThreads) {}

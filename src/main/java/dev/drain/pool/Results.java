@@ -4,33 +4,54 @@ import java.util.Iterator;
 import java.util.Optional;
 
 /**
- * The results of one {@link WorkerPool#run run}, in completion order, and the handle that ends it.
- * Use it in a try-with-resources statement:
+ * The results of one {@link WorkerPool#run run}, in completion order, and the handle that owns
+ * the run: the face of the run's outermost {@code StructuredTaskScope}, opened by {@code run()} on
+ * the calling thread. Use it in a try-with-resources statement on that thread:
  * {@snippet file="TourSnippets.java" region="pool"}
  *
- * <p>{@code hasNext()} blocks until a result arrives or the run ends. The call that reaches the end
- * returns {@code false} if the run {@linkplain RunOutcome.Completed completed}, and throws
- * {@link PoolFailure} if items failed permanently or {@link PoolAborted} if the run was aborted
- * (and throws it again if called again). If the consumer's thread is interrupted while it waits,
- * the run is abandoned as by {@link #close()}, the interrupt status is set again, and
- * {@link java.util.concurrent.CancellationException} is thrown.
+ * <h2>Who may call what</h2>
+ * The thread that called {@code run()} owns the results, as it owns a scope it opened: only it
+ * calls {@link #hasNext()}, {@link #next()} and {@link #close()}; from any other thread (another
+ * consumer, a handler, the metrics sink) they throw {@link WrongThreadException}. To end a run from
+ * another thread, call {@link WorkerPool#requestStop()} or {@link WorkerPool#abort()}, which work
+ * from any thread. {@link #stats()} and {@link #outcome()} may be called from any thread. Like a
+ * scope, the results are structured: a {@link ScopedValue} binding around {@code run()} must
+ * enclose their whole use, and results of two runs opened by one thread close in reverse order
+ * (otherwise {@code StructureViolationException}).
  *
- * <p>{@link #close()} before the end abandons the run: queued items are dropped, attempts are
- * cancelled (with the pool's escalating interrupts), and {@code close()} returns only when every
- * thread of the run has finished. After the end it does nothing. Only the consumer's thread
- * should iterate; {@link #stats()} and {@link #outcome()} may be called from any thread.
+ * <h2>The iteration</h2>
+ * {@code hasNext()} blocks until a result arrives or the run ends. The call that reaches the end
+ * first waits until every thread of the run has finished, then returns {@code false} if the run
+ * {@linkplain RunOutcome.Completed completed}, and throws {@link PoolFailure} if items failed
+ * permanently, {@link PoolAborted} if the run was aborted, the source's exception if it failed,
+ * or the {@link VirtualMachineError} that crashed it (and throws it again if called again). If
+ * the owner is interrupted while it waits, the run is abandoned as by {@link #close()}, the
+ * interrupt status is set again, and {@link java.util.concurrent.CancellationException} is thrown.
  *
+ * <h2>Closing</h2>
+ * {@code close()} before the end abandons the run: queued items are dropped, attempts are
+ * cancelled (with the pool's escalating interrupts), undelivered results are dropped, and
+ * {@code close()} returns only when every thread of the run has finished; then it closes the
+ * scope. After the end it only closes the scope. After {@code close()}, {@code hasNext()} returns
+ * {@code false}.
+ *
+ * @param <T> the item type
  * @param <R> the result type
  */
-public interface Results<R> extends Iterator<R>, AutoCloseable {
+public interface Results<T, R> extends Iterator<R>, AutoCloseable {
 
-    /** Abandons the run if it is still going, and waits until every thread it started has finished. */
+    /**
+     * Abandons the run if it is still going, waits until every thread it started has finished,
+     * and closes its scope.
+     *
+     * @throws WrongThreadException if called by a thread other than the one that called {@code run()}
+     */
     @Override
     void close();
 
-    /** {@return the run's counters now} */
+    /** {@return the run's counters now; any thread} */
     PoolStats stats();
 
-    /** {@return how the run ended, once it has} */
-    Optional<RunOutcome> outcome();
+    /** {@return how the run ended, once it has; any thread} */
+    Optional<RunOutcome<T>> outcome();
 }

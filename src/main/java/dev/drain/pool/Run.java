@@ -2,130 +2,101 @@ package dev.drain.pool;
 
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One run of a {@link WorkerPool}: its threads, its counters, its outcome, and the consumer's
- * {@link Results}.
+ * The threads of one run of a {@link WorkerPool}, and what each of them does.
  *
- * <p>The threads, each from the pool's {@link PoolThreads}:
  * <pre>
- *   driver                    the run's root thread (started by run())
- *    └─ scope "pool"          Structured.runAll: the driver owns it
- *        ├─ producer          pulls from the source into the intake
- *        └─ worker × N        take from the intake; for each attempt:
- *             └─ scope        Structured.Single: the worker owns it, with the ItemContext bound
- *                 └─ attempt  the handler's call
+ *   caller                     the thread that called run(): owns the boundary scope, iterates, closes
+ *    └─ scope "&lt;pool&gt;"          Structured.Boundary, opened in run(): RunResults is its face
+ *        ├─ driver             owns the workers' scope; ends the run
+ *        │   └─ scope "&lt;pool&gt;-workers"   Structured.runAll
+ *        │       ├─ producer   source ─► intake
+ *        │       └─ worker × N intake ─► attempts ─► outbox
+ *        │           └─ scope  one per attempt (Supervisor, Structured.Single), ItemContext bound
+ *        │               └─ attempt   the handler
+ *        └─ metrics            the Reporter: the only thread that calls the metrics sink
  * </pre>
- * Results travel to the consumer through the outbox, a bounded {@link ShutdownQueue}: the consumer
- * never touches a scope, so its pace cannot hold a scope open, and a slow consumer slows the
- * workers (backpressure all the way to the source).
+ * The caller's {@link ScopedValue} bindings are inherited all the way down. Results travel to the
+ * consumer through the outbox, a bounded {@link ShutdownQueue}: the consumer is never inside the
+ * workers' scope, so its pace cannot hold that scope open, and a slow consumer slows the workers
+ * (backpressure all the way to the source).
  *
- * <p>Ending a run: the source runs out, or {@link #requestStop} or a permanent failure stops the
- * intake (gracefully: the queued work drains); {@link #abort} drops what is queued and interrupts
- * the driver, whose scope then cancels the producer and the workers, and each worker escalates the
- * interrupts of its attempt; {@link #close} (abandon) does what abort does, also drops the
- * undelivered results, and waits for the driver. When its scope has closed, the driver decides the
- * outcome, then shuts the outbox down, which is how the consumer learns the run is over.
+ * <p>Every pool thread decides by the run's {@link Lifecycle} phase; an interrupt only wakes it
+ * to look (decision 0015). Its body catches everything: a pool thread never throws into a scope;
+ * what it cannot handle it reports as a crash, which cancels the run.
  */
-final class Run<T, R> implements Results<R> {
-
-    /** How one attempt ended, as the pool sees it. */
-    private sealed interface Attempted<R> {
-        record Succeeded<R>(R value) implements Attempted<R> {}
-
-        /** Failed: the handler threw, returned null, or outlived {@code itemTimeout}. */
-        record Failed<R>(Throwable cause) implements Attempted<R> {}
-
-        /** The run is being cancelled (abort or abandon) and the attempt was stopped. */
-        record Cancelled<R>() implements Attempted<R> {}
-
-        /** Outlived three rounds of interrupts; already recorded as a permanent failure. */
-        record Stuck<R>() implements Attempted<R> {}
-    }
+final class Run<T, R> implements Lifecycle.Effects<T> {
 
     private final PoolConfig<T, R> config;
-    private final Iterator<? extends T> source;
-    private final @Nullable Runnable closeSource;
+    private final Source<T> source;
+    private final Lifecycle<T> lifecycle;
+    private final Ledger<T> ledger;
+    private final Reporter reporter;
+    private final Supervisor<T, R> supervisor;
     private final Intake<T> intake;
-    /** Results on their way to the consumer; shut down by the driver at the end. */
+    /** Results on their way to the consumer; shut down by the driver at the end (by an abandon, at once). */
     private final ShutdownQueue<R> outbox;
-    private final Metrics metrics;
-    private final PoolThreads threads;
-    private final Thread driver;
 
-    // Lifecycle: each flag is set once, by any thread, and read by every thread of the run.
-    private final AtomicBoolean stopRequested = new AtomicBoolean();
-    private final AtomicBoolean aborted = new AtomicBoolean();
-    private final AtomicBoolean abandoned = new AtomicBoolean();
-    /** The producer pulls nothing more once this is set (stop, first permanent failure, abort, abandon). */
-    private volatile boolean intakeStopped;
-    private volatile boolean consumerInterrupted;
-    /** Written by the producer if the source throws; read by the driver after the scope closed. */
-    private volatile @Nullable RuntimeException sourceFailure;
-    /** Set once, by the driver, before it shuts the outbox down. */
-    private volatile @Nullable RunOutcome outcome;
-
-    // Counters and lists: written by the run's threads, read by anyone (stats) and by the driver.
-    private final AtomicLong pulled = new AtomicLong();
-    private final AtomicLong accepted = new AtomicLong();
-    private final AtomicLong inFlight = new AtomicLong();
-    private final AtomicLong succeeded = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong retried = new AtomicLong();
-    private final AtomicLong timedOut = new AtomicLong();
-    private final AtomicLong escalations = new AtomicLong();
-    private final AtomicLong discardedCount = new AtomicLong();
-    private final AtomicLong cancelledCount = new AtomicLong();
-    /** Items whose fate is settled: succeeded, failed, discarded or cancelled. */
-    private final AtomicLong finished = new AtomicLong();
-    private final AtomicLong maxLead = new AtomicLong();
-    private final Queue<ItemFailure<T>> failures = new ConcurrentLinkedQueue<>();
-    private final Queue<T> discarded = new ConcurrentLinkedQueue<>();
-    private final Queue<T> cancelled = new ConcurrentLinkedQueue<>();
-
-    /** The result hasNext() has taken but next() has not returned; only the iterating thread uses it. */
-    private @Nullable R next;
-    /** Set by close(), which may be called from a thread other than the iterating one. */
-    private volatile boolean closed;
-
-    Run(PoolConfig<T, R> config, Iterator<? extends T> source, @Nullable Runnable closeSource) {
+    Run(PoolConfig<T, R> config, Source<T> source, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter) {
         this.config = config;
         this.source = source;
-        this.closeSource = closeSource;
+        this.lifecycle = lifecycle;
+        this.ledger = ledger;
+        this.reporter = reporter;
+        this.supervisor = new Supervisor<>(config, lifecycle, ledger, reporter);
         this.intake = switch (config.intake()) {
             case SHUTDOWN_QUEUE -> new QueueIntake<>(config.queueSize());
             case SENTINEL -> new SentinelIntake<>(config.queueSize(), config.workers());
         };
         this.outbox = new ShutdownQueue<>(config.workers());
-        this.metrics = new Metrics(config.metrics());
-        this.threads = config.threads();
-        this.driver = threads.factory("driver").newThread(this::drive);
     }
 
-    void start() {
-        driver.start();
+    // ---- the boundary: on the caller's thread ------------------------------------------------------
+
+    /** Opens the run's scope on the calling thread, which owns it, and forks the reporter and the driver. */
+    RunResults<T, R> open() {
+        Structured.Boundary boundary = Structured.Boundary.open(config.name(), config.threads()::factory);
+        try {
+            if (reporter.hasSink()) {
+                boundary.fork("metrics", reporter::deliver);
+            }
+            boundary.fork("driver", this::drive);
+        } catch (Throwable e) { // the JVM could not start a thread: end the run here, on the caller's thread
+            lifecycle.crashed(e);
+            finish();
+            boundary.awaitAll();
+            boundary.close();
+            throw e;
+        }
+        return new RunResults<>(boundary, outbox, lifecycle, ledger, reporter, config.threads());
     }
 
-    // ---- the driver ------------------------------------------------------------------------------
+    // ---- effects of the lifecycle's transitions -------------------------------------------------------
+
+    @Override
+    public void stopIntake() {
+        intake.stop();
+    }
+
+    @Override
+    public List<T> dropIntake() {
+        return intake.abort();
+    }
+
+    @Override
+    public void dropOutbox() {
+        outbox.shutdown(true); // releases workers blocked delivering results nobody will read
+    }
+
+    // ---- the driver ----------------------------------------------------------------------------------
 
     private void drive() {
-        @Nullable Throwable crash = null;
         try {
-            if (!cancelRequested()) { // an abort before the start has no thread to interrupt
-                Structured.runAll(config.name(), threads::factory, forker -> {
+            if (lifecycle.driverStarted(Thread.currentThread())) {
+                Structured.runAll(config.name() + "-workers", config.threads()::factory, forker -> {
                     forker.fork("producer", this::produce);
                     for (int w = 0; w < config.workers(); w++) {
                         int worker = w;
@@ -134,462 +105,220 @@ final class Run<T, R> implements Results<R> {
                 });
             }
         } catch (InterruptedException e) {
-            // abort or abandon: the scope was cancelled and has closed; every worker is done
-        } catch (RuntimeException | Error e) {
-            crash = e; // a pool thread failed: a bug in drain, reported to the consumer
+            // cancelled: the scope interrupted the producer and the workers and waited for them all
+        } catch (Throwable e) {
+            lifecycle.crashed(e); // a pool thread threw after all: a bug in drain
         } finally {
-            if (cancelRequested()) {
-                // Every thread is done; sweep what the intake still holds. The sentinel intake
-                // needs this: its abort drains with drainTo, and the producer can put one more
-                // item right after. (A ShutdownQueue refuses every put once shut down: empty.)
-                discard(intake.abort());
-            }
-            end(crash);
+            finish();
         }
     }
 
-    private void end(@Nullable Throwable crash) {
-        RunOutcome result = decide(crash);
-        outcome = result;
-        metrics.record("pool.drained", () -> "outcome=" + result.getClass().getSimpleName()
-                + " succeeded=" + succeeded + " failed=" + failed + " discarded=" + discardedCount
-                + " cancelled=" + cancelledCount);
-        outbox.shutdown(); // the consumer takes what is left, then sees the end
-    }
-
-    private RunOutcome decide(@Nullable Throwable crash) {
-        List<ItemFailure<?>> failed = List.copyOf(failures);
-        RuntimeException fromSource = sourceFailure;
-        if (abandoned.get()) {
-            return new RunOutcome.Abandoned(List.copyOf(discarded), List.copyOf(cancelled), consumerInterrupted);
-        } else if (crash != null) {
-            return new RunOutcome.Crashed(crash);
-        } else if (aborted.get()) {
-            return new RunOutcome.Aborted(List.copyOf(discarded), List.copyOf(cancelled), failed);
-        } else if (fromSource != null) {
-            return new RunOutcome.SourceFailed(fromSource, failed);
-        } else if (!failed.isEmpty()) {
-            return new RunOutcome.Failed(failed, stopRequested.get());
+    /** The run's last steps, once every producer, worker and attempt thread has finished. */
+    private void finish() {
+        try {
+            closeSource(); // if the producer never ran
+            discard(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
+            RunOutcome<T> outcome = lifecycle.end();
+            reporter.recordNow("pool.drained", () -> "outcome=" + outcome.getClass().getSimpleName() + " " + ledger);
+        } finally {
+            reporter.shutdown();
+            outbox.shutdown(); // the consumer takes what is left, then sees the end
         }
-        return new RunOutcome.Completed(stopRequested.get());
     }
 
-    // ---- the producer ----------------------------------------------------------------------------
+    // ---- the producer ----------------------------------------------------------------------------------
 
     private void produce() {
-        @Nullable T held = null; // pulled from the source, not yet in the intake
-        boolean interrupted = false;
         try {
-            while (!intakeStopped && source.hasNext()) {
-                long done = finished.get(); // read before the pull: the lead is never underestimated
-                held = Objects.requireNonNull(source.next(), "the source returned null");
-                long lead = pulled.incrementAndGet() - done;
-                maxLead.accumulateAndGet(lead, Math::max);
-                if (!intake.put(held)) {
-                    break; // stopped (or aborted) while we held it
-                }
-                T item = held;
-                held = null;
-                accepted.incrementAndGet();
-                metrics.record("item.accepted", () -> "item=" + item);
+            T held = pullUntilStopped();
+            if (held == null) {
+                return;
             }
-        } catch (InterruptedException e) {
-            interrupted = true; // the run is being cancelled: we were waiting for room
-        } catch (RuntimeException e) {
-            sourceFailure = e; // the source failed: stop intake, let the queued work drain
-            intakeStopped = true;
-        } finally {
-            intake.endOfInput(interrupted || cancelRequested());
-            if (closeSource != null) {
-                closeSource.run();
-            }
-        }
-        if (held != null) {
-            // Pulled, so it must be accounted for exactly once: dropped if the run is being
-            // cancelled, otherwise handled here, as a worker would.
-            if (interrupted || cancelRequested()) {
+            // Pulled, so settled exactly once: dropped if the run is being cancelled, otherwise
+            // handled here, as a worker would (decision 0009).
+            if (lifecycle.isCancelling()) {
                 discard(List.of(held));
             } else {
-                inFlight.incrementAndGet();
+                ledger.taken();
                 handle(held, -1);
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt(); // never swallowed
+        } catch (Throwable e) {
+            lifecycle.crashed(e);
         }
     }
 
-    // ---- the workers -----------------------------------------------------------------------------
+    /** Pulls and puts until the source ends or intake stops; {@return the item still held, if a stop caught it} */
+    private @Nullable T pullUntilStopped() {
+        try {
+            while (lifecycle.isPulling()) {
+                switch (source.pull()) {
+                    case Source.Pull.End<T> end -> {
+                        return null;
+                    }
+                    case Source.Pull.Failed<T> failed -> {
+                        lifecycle.sourceFailed(failed.cause()); // intake stops; the queued work drains
+                        return null;
+                    }
+                    case Source.Pull.Item<T> pulled -> {
+                        ledger.pulled();
+                        T item = pulled.value();
+                        if (!put(item)) {
+                            return item;
+                        }
+                        ledger.accepted();
+                        reporter.record("item.accepted", () -> "item=" + Text.of(item));
+                    }
+                }
+            }
+            return null;
+        } finally {
+            intake.endOfInput(lifecycle.isCancelling());
+            closeSource();
+        }
+    }
+
+    /** {@return whether the item went into the intake; {@code false} if intake stopped or the run is cancelled first} */
+    private boolean put(T item) {
+        while (!lifecycle.isCancelling()) {
+            try {
+                return intake.put(item);
+            } catch (InterruptedException e) {
+                // woken: look at the phase again
+            }
+        }
+        return false;
+    }
+
+    private void closeSource() {
+        source.close().ifPresent(lifecycle::sourceFailed);
+    }
+
+    // ---- the workers -------------------------------------------------------------------------------------
 
     private void work(int worker) {
-        while (true) {
-            T item;
-            try {
-                item = intake.take();
-            } catch (InterruptedException e) {
-                return; // cancelled while waiting for work; this thread ends here
-            }
-            if (item == null) {
-                return; // the intake has ended and is drained
-            }
-            if (cancelRequested()) {
-                discard(List.of(item)); // taken after an abort (the sentinel intake's race)
-                continue;
-            }
-            inFlight.incrementAndGet();
-            handle(item, worker);
-        }
-    }
-
-    /** Attempts {@code item} until it succeeds, fails permanently, or the run is cancelled. */
-    private void handle(T item, int worker) {
-        for (int attempt = 1; ; attempt++) {
-            Attempted<R> result = attempt(item, attempt, worker);
-            switch (result) {
-                case Attempted.Succeeded<R> s -> {
-                    settle(succeeded);
-                    deliver(s.value());
-                    return;
-                }
-                case Attempted.Stuck<R> s -> {
-                    return; // recorded as failed when the third round ran out
-                }
-                case Attempted.Cancelled<R> c -> {
-                    cancel(item);
-                    return;
-                }
-                case Attempted.Failed<R> f -> {
-                    boolean retryable = config.isRetryable(f.cause()) && attempt <= config.maxRetries();
-                    if (retryable && !cancelRequested()) {
-                        retried.incrementAndGet();
-                        int next = attempt + 1;
-                        metrics.record("attempt.retry", () -> "item=" + item + " next_attempt=" + next);
-                        continue;
-                    }
-                    if (retryable) {
-                        cancel(item); // it would have been retried, but the run is being cancelled
-                    } else {
-                        fail(item, attempt, f.cause());
-                    }
-                    return;
-                }
-            }
-        }
-    }
-
-    /** One attempt: the context bound, the handler forked in a scope of its own, supervised. */
-    private Attempted<R> attempt(T item, int attempt, int worker) {
-        ItemContext<T> context = new ItemContext<>(item, attempt, worker);
-        PoolEvents.Attempt event = new PoolEvents.Attempt();
-        event.begin();
-        metrics.record("attempt.started", context::toString);
-        Attempted<R> result = ScopedValue.where(ItemContext.CURRENT, context).call(() -> supervise(context));
-        event.end();
-        if (event.shouldCommit()) {
-            event.pool = config.name();
-            event.item = String.valueOf(item);
-            event.attempt = attempt;
-            event.worker = worker;
-            event.outcome = switch (result) {
-                case Attempted.Succeeded<R> s -> "succeeded";
-                case Attempted.Failed<R> f -> f.cause() instanceof TimeoutException ? "timed out" : "failed";
-                case Attempted.Cancelled<R> c -> "cancelled";
-                case Attempted.Stuck<R> s -> "stuck";
-            };
-            event.commit();
-        }
-        return result;
-    }
-
-    /**
-     * Runs the handler in its own scope and waits for it with the pool's own deadline. On timeout
-     * or cancellation it interrupts the handler's thread, and again after each further
-     * {@code itemTimeout}, three rounds in all (contract point 4), before it closes the scope.
-     * The worker's own interrupt status is kept out of these waits and restored at the end.
-     *
-     * <p>BLOCKS-UNTIL: the handler has returned (for a handler that outlives three rounds, that is
-     * the one unbounded wait, the documented limit).
-     */
-    private Attempted<R> supervise(ItemContext<T> context) {
-        long timeout = config.itemTimeout().toNanos();
-        boolean interrupted = false; // this worker was interrupted: the run is being cancelled
-        try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
-                threads.factory("attempt"), () -> config.handler().handle(context.item()))) {
-            boolean completedInTime;
-            try {
-                completedInTime = single.await(timeout);
-            } catch (InterruptedException e) {
-                interrupted = true;
-                completedInTime = single.isCompleted();
-            }
-            boolean timedOutNow = !completedInTime && !interrupted;
-            if (timedOutNow) {
-                timedOut.incrementAndGet();
-                metrics.record("attempt.timeout", () -> context + " timeout=" + config.itemTimeout());
-            }
-            for (int round = 1; round <= 3 && !single.isCompleted(); round++) {
-                if (round > 1) {
-                    escalated(context, round);
-                }
-                single.interrupt();
-                interrupted |= awaitIgnoringInterrupts(single, timeout);
-            }
-            if (!single.isCompleted()) {
-                stuck(context);
-                while (!single.isCompleted()) {
-                    interrupted |= awaitIgnoringInterrupts(single, Long.MAX_VALUE);
-                }
-                return new Attempted.Stuck<>();
-            }
-            if (!completedInTime) {
-                return interrupted
-                        ? new Attempted.Cancelled<>()
-                        : new Attempted.Failed<>(new TimeoutException(context + " outlived itemTimeout "
-                                + config.itemTimeout()));
-            }
-            return switch (single.ending()) {
-                case Structured.Ending.Returned<R> r when r.value() == null ->
-                        new Attempted.Failed<>(new NullPointerException("the handler returned null for " + context));
-                case Structured.Ending.Returned<R> r -> {
-                    metrics.record("attempt.succeeded", context::toString);
-                    yield new Attempted.Succeeded<>(r.value());
-                }
-                case Structured.Ending.Threw<R> t -> {
-                    metrics.record("attempt.failed", () -> context + " cause=" + t.error());
-                    yield new Attempted.Failed<>(t.error());
-                }
-            };
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Waits at most {@code nanos} for the attempt; {@return whether this thread was interrupted meanwhile} */
-    private static boolean awaitIgnoringInterrupts(Structured.Single<?> single, long nanos) {
-        long deadline = System.nanoTime() + Math.min(nanos, Long.MAX_VALUE / 2);
-        boolean interrupted = false;
-        while (!single.isCompleted()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
-            try {
-                single.await(left);
-            } catch (InterruptedException e) {
-                interrupted = true; // kept for the caller; the wait goes on
-            }
-        }
-        return interrupted;
-    }
-
-    private void escalated(ItemContext<T> context, int round) {
-        escalations.incrementAndGet();
-        metrics.record("attempt.escalated", () -> context + " round=" + round);
-        PoolEvents.Escalation event = new PoolEvents.Escalation();
-        if (event.shouldCommit()) {
-            event.pool = config.name();
-            event.item = String.valueOf(context.item());
-            event.attempt = context.attempt();
-            event.round = round;
-            event.commit();
-        }
-    }
-
-    private void stuck(ItemContext<T> context) {
-        String message = context + ": the handler was still running after 3 rounds of interrupts, "
-                + config.itemTimeout() + " apart";
-        fail(context.item(), context.attempt(), new StuckAttempt(message));
-        metrics.record("attempt.stuck", () -> message);
-    }
-
-    /** Hands a result to the consumer; an interrupt does not drop it, only an abandoned run does. */
-    private void deliver(R result) {
-        boolean interrupted = false;
         try {
-            while (true) {
-                try {
-                    outbox.put(result);
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true; // the consumer may still be reading: keep the result
-                } catch (QueueShutDown e) {
-                    return; // the consumer abandoned the run: nobody will read it
+            for (T item = take(); item != null; item = take()) {
+                if (lifecycle.isCancelling()) {
+                    discard(List.of(item)); // taken after an abort: the sentinel intake's race
+                } else {
+                    ledger.taken();
+                    handle(item, worker);
+                }
+            }
+        } catch (Throwable e) {
+            lifecycle.crashed(e);
+        }
+    }
+
+    /** {@return the next item, or {@code null} once the intake has ended for this worker or the run is cancelled} */
+    private @Nullable T take() {
+        while (!lifecycle.isCancelling()) {
+            try {
+                return intake.take();
+            } catch (InterruptedException e) {
+                // woken: look at the phase again
+            }
+        }
+        return null;
+    }
+
+    /** Attempts {@code item} until it succeeds, fails permanently, or the run is cancelled; settles it once. */
+    private void handle(T item, int worker) {
+        InHand held = new InHand(item);
+        try {
+            for (int attempt = 1; !held.settled; attempt++) {
+                ItemContext<T> context = new ItemContext<>(item, attempt, worker);
+                switch (supervisor.attempt(context, () -> held.failed(context.attempt(), stuck(context)))) {
+                    case Supervisor.Attempted.Succeeded<R> s -> {
+                        held.succeeded();
+                        deliver(s.value());
+                    }
+                    case Supervisor.Attempted.Stuck<R> s -> { } // settled at the moment it was found stuck
+                    case Supervisor.Attempted.Cancelled<R> c -> held.cancelled();
+                    case Supervisor.Attempted.Failed<R> f -> retryOrFail(held, context, f.cause());
                 }
             }
         } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            if (!held.settled) {
+                held.cancelled(); // this thread is failing mid-item: the crash is reported by its caller
             }
         }
     }
 
-    // ---- settling items ----------------------------------------------------------------------------
-
-    private void settle(AtomicLong counter) {
-        counter.incrementAndGet();
-        inFlight.decrementAndGet();
-        finished.incrementAndGet();
+    private void retryOrFail(InHand held, ItemContext<T> context, Throwable cause) {
+        if (!config.isRetryable(cause) || context.attempt() > config.maxRetries()) {
+            held.failed(context.attempt(), cause);
+        } else if (lifecycle.isCancelling()) {
+            held.cancelled(); // it would be retried, but the run is being cancelled
+        } else {
+            ledger.retried();
+            reporter.record("attempt.retry", () -> "item=" + Text.of(context.item()) + " next_attempt="
+                    + (context.attempt() + 1));
+        }
     }
 
-    private void fail(T item, int attempts, Throwable cause) {
-        failures.add(new ItemFailure<>(item, attempts, cause));
-        settle(failed);
-        stopIntake(); // point 6: intake stops at the first permanent failure; the queue drains
-        metrics.record("item.failed", () -> "item=" + item + " attempts=" + attempts + " cause=" + cause);
+    private StuckAttempt stuck(ItemContext<T> context) {
+        String message = context + ": the handler was still running after " + Supervisor.INTERRUPT_ROUNDS
+                + " rounds of interrupts, " + config.itemTimeout() + " apart";
+        reporter.record("attempt.stuck", () -> message);
+        return new StuckAttempt(message);
     }
 
-    private void cancel(T item) {
-        cancelled.add(item);
-        settle(cancelledCount);
-        metrics.record("attempt.cancelled", () -> "item=" + item);
+    /** Hands a result to the consumer: an interrupt does not drop it (WP-12), only an abandoned run does. */
+    private void deliver(R result) {
+        while (true) {
+            try {
+                outbox.put(result);
+                return;
+            } catch (QueueShutDown e) {
+                return; // abandoned: nobody will read it (stats: succeeded minus delivered)
+            } catch (InterruptedException e) {
+                // the consumer may still read it: keep it
+            }
+        }
     }
 
     private void discard(List<T> items) {
+        ledger.discarded(items);
         for (T item : items) {
-            discarded.add(item);
-            discardedCount.incrementAndGet();
-            finished.incrementAndGet();
-            metrics.record("item.discarded", () -> "item=" + item);
+            reporter.recordNow("item.discarded", () -> "item=" + Text.of(item));
         }
     }
 
-    // ---- stopping ------------------------------------------------------------------------------------
+    /** One item in a worker's hands: settled exactly once, in the ledger, by one of these. */
+    private final class InHand {
+        final T item;
+        /** Confined to the thread handling the item. */
+        boolean settled;
 
-    private boolean cancelRequested() {
-        return aborted.get() || abandoned.get();
-    }
+        InHand(T item) {
+            this.item = item;
+        }
 
-    private void stopIntake() {
-        intakeStopped = true;
-        intake.stop();
-    }
+        void succeeded() {
+            settle();
+            ledger.succeeded();
+        }
 
-    /** Graceful stop; synchronous, idempotent, any thread. */
-    void requestStop() {
-        if (stopRequested.compareAndSet(false, true)) {
-            stopIntake();
-            metrics.record("pool.stop_requested", config::name);
-            PoolEvents.StopRequested event = new PoolEvents.StopRequested();
-            if (event.shouldCommit()) {
-                event.pool = config.name();
-                event.commit();
+        void cancelled() {
+            settle();
+            ledger.cancelled(item);
+            reporter.record("attempt.cancelled", () -> "item=" + Text.of(item));
+        }
+
+        void failed(int attempts, Throwable cause) {
+            settle();
+            ledger.failed(new ItemFailure<>(item, attempts, cause));
+            lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains
+            reporter.record("item.failed", () -> "item=" + Text.of(item) + " attempts=" + attempts + " cause="
+                    + Text.of(cause));
+        }
+
+        private void settle() {
+            if (settled) {
+                throw new IllegalStateException("unreachable: an item settled twice");
             }
+            settled = true;
         }
-    }
-
-    /** Emergency stop; synchronous, idempotent, any thread. */
-    void abort() {
-        if (outcome == null && aborted.compareAndSet(false, true)) {
-            intakeStopped = true;
-            List<T> dropped = intake.abort();
-            discard(dropped);
-            driver.interrupt(); // its scope cancels the producer and the workers
-            metrics.record("pool.abort", () -> "discarded=" + dropped.size());
-            PoolEvents.Abort event = new PoolEvents.Abort();
-            if (event.shouldCommit()) {
-                event.pool = config.name();
-                event.discarded = dropped.size();
-                event.commit();
-            }
-        }
-    }
-
-    /** The consumer is done early: cancel everything, and wait until every thread has finished. */
-    private void abandon(boolean interrupted) {
-        if (outcome == null && abandoned.compareAndSet(false, true)) {
-            consumerInterrupted = interrupted;
-            intakeStopped = true;
-            discard(intake.abort());
-            outbox.shutdown(true); // releases workers blocked delivering results nobody will read
-            driver.interrupt();
-            metrics.record("pool.abandoned", () -> interrupted ? "consumer interrupted" : "results closed");
-        }
-        boolean wasInterrupted = false;
-        while (true) {
-            try {
-                driver.join(); // the driver ends after its scope closed: every thread is done
-                break;
-            } catch (InterruptedException e) {
-                wasInterrupted = true;
-            }
-        }
-        if (wasInterrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    // ---- Results: the consumer's side ---------------------------------------------------------------
-
-    @Override
-    public boolean hasNext() {
-        if (closed) {
-            return false;
-        }
-        if (next != null) {
-            return true;
-        }
-        try {
-            next = outbox.get();
-            return true;
-        } catch (QueueShutDown e) {
-            return reachEnd();
-        } catch (InterruptedException e) {
-            closed = true;
-            abandon(true);
-            Thread.currentThread().interrupt();
-            CancellationException cancelled = new CancellationException("interrupted while waiting for results");
-            cancelled.initCause(e);
-            throw cancelled;
-        }
-    }
-
-    /** The outbox is shut down and empty: the run is over; turn its outcome into the iteration's end. */
-    private boolean reachEnd() {
-        RunOutcome result = Objects.requireNonNull(outcome, "the outcome is set before the outbox shuts down");
-        return switch (result) {
-            case RunOutcome.Completed c -> false;
-            case RunOutcome.Abandoned a -> false;
-            case RunOutcome.Failed f -> throw new PoolFailure(f.failures());
-            case RunOutcome.Aborted a -> throw new PoolAborted(a);
-            case RunOutcome.SourceFailed s -> throw s.cause();
-            case RunOutcome.Crashed c -> throw new IllegalStateException("a thread of the pool failed (a bug in drain)",
-                    c.cause());
-        };
-    }
-
-    @Override
-    public R next() {
-        if (!hasNext()) {
-            throw new NoSuchElementException("no more results");
-        }
-        R result = Objects.requireNonNull(next);
-        next = null;
-        return result;
-    }
-
-    @Override
-    public void close() {
-        closed = true;
-        abandon(false);
-    }
-
-    @Override
-    public PoolStats stats() {
-        long pulledNow = pulled.get();
-        return new PoolStats(pulledNow, accepted.get(), inFlight.get(), succeeded.get(), failed.get(),
-                retried.get(), timedOut.get(), escalations.get(), discardedCount.get(), cancelledCount.get(),
-                pulledNow - finished.get(), maxLead.get(), metrics.raised(), threads.running());
-    }
-
-    @Override
-    public Optional<RunOutcome> outcome() {
-        return Optional.ofNullable(outcome);
-    }
-
-    /** The failures so far, in order (for tests and the report). */
-    List<ItemFailure<T>> failuresSoFar() {
-        return new ArrayList<>(failures);
     }
 }

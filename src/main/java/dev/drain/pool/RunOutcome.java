@@ -3,29 +3,71 @@ package dev.drain.pool;
 import java.util.List;
 
 /**
- * How a run ended. {@link Results#outcome()} reports it once the run is over, and the iteration
- * that reaches the end turns it into what the consumer sees: nothing for {@link Completed}, a
- * {@link PoolFailure} for {@link Failed}, a {@link PoolAborted} for {@link Aborted}.
+ * How a run ended, with the fate of every item that did not produce a result. Reached, typed,
+ * through {@link Results#outcome()} once the run is over; the iteration that reaches the end turns
+ * it into what the consumer sees: nothing for {@link Completed} and {@link Abandoned}, a
+ * {@link PoolFailure} for {@link Failed}, a {@link PoolAborted} for {@link Aborted}, the source's
+ * exception for {@link SourceFailed}, and the error for {@link Crashed}.
+ *
+ * <p>Every outcome answers {@link #failures()}, {@link #discarded()} and {@link #cancelled()}
+ * (empty where that outcome has none), and these lists are exactly the run's books: their sizes
+ * are {@link PoolStats#failed()}, {@link PoolStats#discarded()} and {@link PoolStats#cancelled()},
+ * and with {@link PoolStats#succeeded()} they account for every item pulled (WP-2).
+ *
+ * @param <T> the item type
  */
-public sealed interface RunOutcome {
+public sealed interface RunOutcome<T> {
+
+    /** {@return the items that failed permanently, in the order they failed} */
+    default List<ItemFailure<T>> failures() {
+        return List.of();
+    }
+
+    /** {@return the items dropped unhandled by an abort or an abandon, in the order they were dropped} */
+    default List<T> discarded() {
+        return List.of();
+    }
+
+    /** {@return the items whose attempts an abort or an abandon cancelled} */
+    default List<T> cancelled() {
+        return List.of();
+    }
 
     /**
      * Every item pulled from the source was handled and succeeded (the source ran out, or a stop
      * was requested and the queued work drained).
      *
      * @param stopRequested whether {@link WorkerPool#requestStop()} ended intake early
+     * @param <T> the item type
      */
-    record Completed(boolean stopRequested) implements RunOutcome {}
+    record Completed<T>(boolean stopRequested) implements RunOutcome<T> {}
 
     /**
      * Some items failed permanently; intake stopped at the first, and the queued work drained.
      *
      * @param failures exactly the permanent failures, in order
      * @param stopRequested whether {@link WorkerPool#requestStop()} was also called
+     * @param <T> the item type
      */
-    record Failed(List<ItemFailure<?>> failures, boolean stopRequested) implements RunOutcome {
+    record Failed<T>(List<ItemFailure<T>> failures, boolean stopRequested) implements RunOutcome<T> {
         /** Copies the list. */
         public Failed {
+            failures = List.copyOf(failures);
+        }
+    }
+
+    /**
+     * The source threw (from {@code hasNext}, {@code next} or {@code close}), or gave {@code null}.
+     * Intake stopped there and the queued work drained.
+     *
+     * @param cause what the source threw (a {@link NullPointerException} for a {@code null} item);
+     *     later failures of the source are suppressed in it
+     * @param failures permanent item failures, if any
+     * @param <T> the item type
+     */
+    record SourceFailed<T>(Throwable cause, List<ItemFailure<T>> failures) implements RunOutcome<T> {
+        /** Copies the list. */
+        public SourceFailed {
             failures = List.copyOf(failures);
         }
     }
@@ -35,9 +77,10 @@ public sealed interface RunOutcome {
      *
      * @param discarded the queued items the abort dropped (never handled)
      * @param cancelled the items whose attempts the abort cancelled
-     * @param failures permanent failures from before the abort
+     * @param failures permanent failures, from before the abort or from attempts that were stuck
+     * @param <T> the item type
      */
-    record Aborted(List<?> discarded, List<?> cancelled, List<ItemFailure<?>> failures) implements RunOutcome {
+    record Aborted<T>(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures) implements RunOutcome<T> {
         /** Copies the lists. */
         public Aborted {
             discarded = List.copyOf(discarded);
@@ -47,40 +90,46 @@ public sealed interface RunOutcome {
     }
 
     /**
-     * The consumer closed the {@link Results} (or was interrupted) before the end; everything
-     * was cancelled and waited for.
+     * The consumer closed the {@link Results} (or was interrupted) before the end; everything was
+     * cancelled and waited for, and results not yet delivered were dropped
+     * ({@link PoolStats#succeeded()} minus {@link PoolStats#delivered()} of them).
      *
      * @param discarded the queued items that were dropped
      * @param cancelled the items whose attempts were cancelled
+     * @param failures permanent failures, from before the end
      * @param interrupted whether the consumer's thread was interrupted (rather than closing)
+     * @param <T> the item type
      */
-    record Abandoned(List<?> discarded, List<?> cancelled, boolean interrupted) implements RunOutcome {
+    record Abandoned<T>(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures, boolean interrupted)
+            implements RunOutcome<T> {
         /** Copies the lists. */
         public Abandoned {
             discarded = List.copyOf(discarded);
             cancelled = List.copyOf(cancelled);
-        }
-    }
-
-    /**
-     * The source threw while the pool pulled from it. Intake stopped there, the queued work
-     * drained, and the iteration that reaches the end throws {@code cause} itself.
-     *
-     * @param cause what the source threw
-     * @param failures permanent item failures, if any, before the source failed
-     */
-    record SourceFailed(RuntimeException cause, List<ItemFailure<?>> failures) implements RunOutcome {
-        /** Copies the list. */
-        public SourceFailed {
             failures = List.copyOf(failures);
         }
     }
 
     /**
-     * A thread of the pool itself failed: a bug in drain. The iteration that reaches the end
-     * throws an {@link IllegalStateException} with this cause.
+     * A thread of the pool could not go on: a {@link VirtualMachineError} thrown by a callback that
+     * runs on one (the metrics sink, the source, an item's {@code toString}), or a bug in drain.
+     * The run was cancelled as by {@link WorkerPool#abort()}; the iteration that reaches the end
+     * throws the {@code VirtualMachineError} itself, or an {@link IllegalStateException} caused by
+     * anything else.
      *
-     * @param cause what the pool's thread threw
+     * @param cause what the pool's thread hit
+     * @param discarded the queued items that were dropped
+     * @param cancelled the items whose attempts were cancelled
+     * @param failures permanent failures, from before the crash
+     * @param <T> the item type
      */
-    record Crashed(Throwable cause) implements RunOutcome {}
+    record Crashed<T>(Throwable cause, List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures)
+            implements RunOutcome<T> {
+        /** Copies the lists. */
+        public Crashed {
+            discarded = List.copyOf(discarded);
+            cancelled = List.copyOf(cancelled);
+            failures = List.copyOf(failures);
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package dev.drain.pool;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
@@ -8,8 +10,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The one place that uses {@link java.util.concurrent.StructuredTaskScope}: a preview API in JDK 25 whose shape changes
- * in JDK 26 (JEP 525). The pool needs two things from it, and nothing else:
+ * in JDK 26 (JEP 525). The pool needs three things from it, and nothing else:
  * <ul>
+ *   <li>{@link Boundary}: the run's outermost scope, opened on the thread that calls
+ *       {@code run()} and left open while that thread iterates the results, so that the run's
+ *       threads hang off the caller (its {@link ScopedValue} bindings are inherited, and a thread
+ *       dump shows the run's tree under it);</li>
  *   <li>{@link #runAll}: a scope whose owner forks a group of long-lived subtasks and waits for
  *       all of them (the driver's scope: producer and workers);</li>
  *   <li>{@link Single}: a scope holding one subtask whose owner waits for it with its
@@ -19,10 +25,12 @@ import org.jspecify.annotations.Nullable;
  *       happen before {@code close()}, and {@code Single} is what makes that possible.</li>
  * </ul>
  * JDK 25 facts this relies on (JEP 505): only the owner forks, joins and closes; {@code join()}
- * is called once; a subtask's thread comes from the configured {@code ThreadFactory}, called in
- * {@code fork} by the owner; a subtask inherits the owner's {@link ScopedValue} bindings;
- * {@code close()} cancels the scope if it was not joined (interrupting each unfinished thread
- * once) and waits for every thread.
+ * is called once, and waits until every thread of the scope has finished (unless the scope is
+ * cancelled); a subtask's thread comes from the configured {@code ThreadFactory}, called in
+ * {@code fork} by the owner; a subtask inherits the owner's {@link ScopedValue} bindings, and a
+ * scope opened inside a binding must be closed inside it ({@code StructureViolationException});
+ * scopes opened by one thread close in the reverse order; {@code close()} cancels the scope if it
+ * was not joined (interrupting each unfinished thread once) and waits for every thread.
  */
 // StructuredTaskScope is a preview API in JDK 25, and this file is its only user. javac's preview
 // warning cannot be suppressed on an import or in a member's signature (a field's type, a class's
@@ -48,6 +56,113 @@ final class Structured {
     @FunctionalInterface
     interface Body {
         void forkInto(Forker forker);
+    }
+
+    /**
+     * The run's outermost scope, owned by the thread that opened it: that thread forks into it,
+     * joins it and closes it, possibly in different calls (the scope stays open between them).
+     */
+    static final class Boundary implements AutoCloseable {
+
+        /** The scope, through the three calls the owner makes; holds it so no field names its type. */
+        private interface Scope {
+            void fork(Runnable task);
+
+            void join() throws InterruptedException;
+
+            void close();
+        }
+
+        private final Scope scope;
+        /** The thread factory's role for the next fork; owner-confined (fork calls the factory on the owner). */
+        private final String[] role;
+        /** Every thread the scope's factory made, in order; owner-confined. */
+        private final List<Thread> forked;
+        /** Whether the owner has waited for every thread; owner-confined. */
+        private boolean joined;
+
+        private Boundary(Scope scope, String[] role, List<Thread> forked) {
+            this.scope = scope;
+            this.role = role;
+            this.forked = forked;
+        }
+
+        /** Opens a scope named {@code name} on the calling thread, which owns it. */
+        static Boundary open(String name, Threads threads) {
+            String[] role = {"task"};
+            List<Thread> forked = new ArrayList<>();
+            ThreadFactory byRole = runnable -> {
+                Thread thread = threads.forRole(role[0]).newThread(runnable);
+                forked.add(thread);
+                return thread;
+            };
+            var opened = java.util.concurrent.StructuredTaskScope.open(java.util.concurrent.StructuredTaskScope.Joiner.<@Nullable Object>awaitAll(),
+                    config -> config.withName(name).withThreadFactory(byRole));
+            return new Boundary(new Scope() {
+                @Override
+                public void fork(Runnable task) {
+                    opened.fork(task);
+                }
+
+                @Override
+                public void join() throws InterruptedException {
+                    opened.join();
+                }
+
+                @Override
+                public void close() {
+                    opened.close();
+                }
+            }, role, forked);
+        }
+
+        /** Forks {@code task} on a new thread whose name says its {@code role}. */
+        void fork(String forRole, Runnable task) {
+            role[0] = forRole;
+            int before = forked.size();
+            scope.fork(task);
+            if (forked.size() != before + 1) {
+                throw new IllegalStateException("the scope did not start a thread for " + forRole);
+            }
+        }
+
+        /**
+         * Waits until every forked thread has finished, then completes the scope's join. An
+         * interrupt does not cut the wait short (the run's threads end on their own once the run
+         * has ended or been cancelled); it is kept, and set again on return.
+         */
+        void awaitAll() {
+            if (joined) {
+                return;
+            }
+            boolean interrupted = Thread.interrupted();
+            try {
+                scope.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+                // join() is spent; wait for the threads themselves
+                for (Thread thread : forked) {
+                    while (thread.isAlive()) {
+                        try {
+                            thread.join();
+                        } catch (InterruptedException again) {
+                            interrupted = true;
+                        }
+                    }
+                }
+            } finally {
+                joined = true;
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        /** Closes the scope. Call {@link #awaitAll()} first: a scope is joined before it is closed. */
+        @Override
+        public void close() {
+            scope.close();
+        }
     }
 
     /**

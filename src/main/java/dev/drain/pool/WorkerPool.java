@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -40,11 +39,13 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * <h2>How it runs</h2>
- * {@link #run(Iterator)} starts the run and returns its {@link Results} at once; the consumer
- * iterates them, in a try-with-resources statement. The run's driver and every attempt live in
- * {@code StructuredTaskScope}s; results reach the consumer through a bounded
- * queue, so a slow consumer slows the workers, which slows the intake, which slows the pull from
- * the source. A pool runs once.
+ * {@link #run(Iterator)} opens the run's {@code StructuredTaskScope} on the calling thread, starts
+ * the run in it and returns its {@link Results} at once; the calling thread owns them, iterates
+ * them and closes them, in a try-with-resources statement. Every thread of the run hangs off that
+ * scope, so the caller's {@link ScopedValue} bindings reach every handler, and a thread dump shows
+ * the run's tree under the caller. Results reach the consumer through a bounded queue, so a slow
+ * consumer slows the workers, which slows the intake, which slows the pull from the source. A
+ * pool runs once.
  *
  * <h2>How it stops</h2>
  * <ul>
@@ -58,8 +59,15 @@ import org.jspecify.annotations.Nullable;
  *       every thread of the run has finished.</li>
  * </ul>
  * {@code requestStop()} and {@code abort()} return at once, are idempotent, and may be called from
- * any thread, before or during the run:
+ * any thread, the pool's own included, before or during the run:
  * {@snippet file="TourSnippets.java" region="stop"}
+ *
+ * <h2>Callbacks</h2>
+ * The handler, the metrics sink, the source and an item's {@code toString} may throw anything; the
+ * pool never hangs on it and never loses an item's fate. A handler's throwable fails its attempt;
+ * the sink's are counted; the source's end the run as {@link RunOutcome.SourceFailed}; a
+ * {@link VirtualMachineError} from anything that runs on the pool's own threads ends the run as
+ * {@link RunOutcome.Crashed}. {@code specs/worker-pool.md} (WP-18) lists each case.
  *
  * <h2>Memory consistency effects</h2>
  * Actions in the thread that pulls an item from the source happen-before the attempts that handle
@@ -88,14 +96,17 @@ public final class WorkerPool<T, R> {
     private static final AtomicLong POOLS = new AtomicLong();
 
     private final PoolConfig<T, R> config;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private volatile @Nullable Run<T, R> run;
-    /** requestStop() or abort() before run(): the run starts stopped (or aborted). */
-    private volatile boolean stopEarly;
-    private volatile boolean abortEarly;
+    /** The run's books, kept from the pool's creation: a pool runs once. */
+    private final Ledger<T> ledger = new Ledger<>();
+    private final Reporter reporter;
+    /** The run's one state, from NEW to CLOSED; every transition is a method of it. */
+    private final Lifecycle<T> lifecycle;
 
     private WorkerPool(PoolConfig<T, R> config) {
         this.config = config;
+        this.reporter = new Reporter(config.metrics());
+        this.lifecycle = new Lifecycle<>(config.name(), ledger, reporter);
+        this.reporter.attach(lifecycle);
     }
 
     /**
@@ -112,16 +123,17 @@ public final class WorkerPool<T, R> {
     }
 
     /**
-     * Starts the run over {@code source} and returns its results at once. The source is read by
-     * the pool's producer thread only, one item at a time, never more than
-     * {@code queueSize + workers + 1} items ahead of finished work.
+     * Starts the run over {@code source} and returns its results at once. The calling thread owns
+     * them: only it iterates and closes them. The source is read by the pool's producer thread
+     * only, one item at a time, never more than {@code queueSize + workers + 1} items ahead of
+     * finished work.
      *
      * @param source the items
      * @return the results, in completion order; close them (try-with-resources)
      * @throws IllegalStateException if this pool has run before
      */
-    public Results<R> run(Iterator<? extends T> source) {
-        return start(Objects.requireNonNull(source, "source"), null);
+    public Results<T, R> run(Iterator<? extends T> source) {
+        return start(new Source<>(Objects.requireNonNull(source, "source"), null));
     }
 
     /**
@@ -132,39 +144,33 @@ public final class WorkerPool<T, R> {
      * @throws IllegalStateException if this pool has run before
      * @see #run(Iterator)
      */
-    public Results<R> run(Iterable<? extends T> source) {
+    public Results<T, R> run(Iterable<? extends T> source) {
         return run(Objects.requireNonNull(source, "source").iterator());
     }
 
     /**
-     * Starts the run over {@code source}, which the pool closes when it stops pulling from it.
+     * Starts the run over {@code source}, which the pool closes exactly once, when it stops pulling
+     * from it (or at once, if this pool has run before).
      *
      * @param source the items
      * @return the results, in completion order; close them (try-with-resources)
      * @throws IllegalStateException if this pool has run before
      * @see #run(Iterator)
      */
-    public Results<R> run(Stream<? extends T> source) {
+    public Results<T, R> run(Stream<? extends T> source) {
         Objects.requireNonNull(source, "source");
-        return start(source.iterator(), source::close);
+        return start(new Source<>(source.iterator(), source::close));
     }
 
-    private Results<R> start(Iterator<? extends T> source, @Nullable Runnable closeSource) {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException("a WorkerPool runs once; build a new one for another run");
+    private Results<T, R> start(Source<T> source) {
+        Run<T, R> run = new Run<>(config, source, lifecycle, ledger, reporter);
+        try {
+            lifecycle.start(run);
+        } catch (IllegalStateException e) {
+            source.close(); // the source was handed to the pool: it is closed on every path
+            throw e;
         }
-        Run<T, R> created = new Run<>(config, source, closeSource);
-        run = created;
-        // A stop or abort that came before run() published this run is applied here; one that
-        // comes after sees the run. Both paths may happen; both calls are idempotent.
-        if (stopEarly) {
-            created.requestStop();
-        }
-        if (abortEarly) {
-            created.abort();
-        }
-        created.start();
-        return created;
+        return run.open();
     }
 
     /**
@@ -173,24 +179,17 @@ public final class WorkerPool<T, R> {
      * once; idempotent; any thread; before the run, the run starts stopped.
      */
     public void requestStop() {
-        stopEarly = true;
-        Run<T, R> current = run;
-        if (current != null) {
-            current.requestStop();
-        }
+        lifecycle.requestStop();
     }
 
     /**
      * Ends the run in an emergency: the queued items are dropped, in-flight attempts are cancelled
      * (with the escalating interrupts), and the iteration ends with a {@link PoolAborted} that
-     * names them. Returns at once; idempotent; any thread; after the run has ended, does nothing.
+     * names them. Returns at once; idempotent; any thread; before the run, the run starts aborted;
+     * after the run has ended, does nothing.
      */
     public void abort() {
-        abortEarly = true;
-        Run<T, R> current = run;
-        if (current != null) {
-            current.abort();
-        }
+        lifecycle.abort();
     }
 
     /** {@return how many threads this pool has started that are still running} Zero before and after a run. */
@@ -206,7 +205,7 @@ public final class WorkerPool<T, R> {
     @Override
     public String toString() {
         return "WorkerPool[" + config.name() + ", workers=" + config.workers() + ", queueSize=" + config.queueSize()
-                + ", itemTimeout=" + config.itemTimeout() + ", intake=" + config.intake() + "]";
+                + ", itemTimeout=" + config.itemTimeout() + ", intake=" + config.intake() + ", " + lifecycle.phase() + "]";
     }
 
     /**

@@ -1,39 +1,30 @@
 package dev.drain.report;
 
-import dev.drain.pool.Handler;
+import static dev.drain.report.Waiting.await;
+import static dev.drain.report.Waiting.join;
+import static dev.drain.report.Waiting.until;
+
 import dev.drain.pool.ItemContext;
-import dev.drain.pool.ItemFailure;
 import dev.drain.pool.MetricsSink;
-import dev.drain.pool.PoolAborted;
-import dev.drain.pool.PoolFailure;
-import dev.drain.pool.PoolStats;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.WorkerPool;
+import dev.drain.report.Waiting.CountingSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
@@ -46,7 +37,7 @@ final class Cases {
     private Cases() {}
 
     /** How long any wait in a case may take before the case is reported as hung. */
-    static final Duration BOUND = Duration.ofSeconds(20);
+    static final Duration BOUND = Waiting.BOUND;
     /** The item timeout of the cases that time out: short, so escalation takes well under a second. */
     static final Duration TIMEOUT = Duration.ofMillis(100);
 
@@ -208,8 +199,8 @@ final class Cases {
                 }
             }
         });
-        stoppers.forEach(Cases::join);
-        trial.expect(Objects.equals(trial.outcome, new RunOutcome.Completed(true)), "the run ends normally, stopped");
+        stoppers.forEach(Waiting::join);
+        trial.expect(Objects.equals(trial.outcome, new RunOutcome.Completed<Integer>(true)), "the run ends normally, stopped");
         trial.expect(trial.resultSet().equals(source.pulled()) && trial.results.size() == source.pulled().size(),
                 "every pulled item is handled exactly once");
         return trial.result();
@@ -243,11 +234,11 @@ final class Cases {
         Trial trial = new Trial("abandon", intake, 2, 2);
         CountDownLatch inFlight = new CountDownLatch(2);
         WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
-        Results<Integer> results = pool.run(new CountingSource(Integer.MAX_VALUE));
+        Results<Integer, Integer> run = pool.run(new CountingSource(Integer.MAX_VALUE));
         await(inFlight);
-        results.close();
-        trial.closed(pool, results);
-        trial.expect(trial.outcome instanceof RunOutcome.Abandoned a && !a.interrupted(), "the run is abandoned");
+        run.close();
+        trial.ended(pool, run);
+        trial.expect(trial.outcome instanceof RunOutcome.Abandoned<Integer> a && !a.interrupted(), "the run is abandoned");
         trial.expect(trial.taskDelta == 0, "close() returned only after every thread finished");
         return trial.result();
     }
@@ -258,14 +249,15 @@ final class Cases {
         CountDownLatch inFlight = new CountDownLatch(2);
         WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
         CountingSource source = new CountingSource(Integer.MAX_VALUE);
-        Results<Integer> results = pool.run(source);
-        await(inFlight);
-        awaitUntil(() -> results.stats().accepted() == 5); // two in flight, three queued
-        pool.abort();
-        trial.drain(pool, results);
-        if (trial.outcome instanceof RunOutcome.Aborted a) {
-            Set<Integer> settled = new TreeSet<>(integers(a.discarded()));
-            settled.addAll(integers(a.cancelled()));
+        try (Results<Integer, Integer> run = pool.run(source)) {
+            await(inFlight);
+            until(() -> run.stats().accepted() == 5); // two in flight, three queued
+            pool.abort();
+            trial.drain(pool, run);
+        }
+        if (trial.outcome instanceof RunOutcome.Aborted<Integer> a) {
+            Set<Integer> settled = new TreeSet<>(a.discarded());
+            settled.addAll(a.cancelled());
             trial.expect(a.cancelled().size() == 2, "the two in-flight items are cancelled");
             trial.expect(settled.equals(source.pulled()) && a.discarded().size() + a.cancelled().size() == settled.size(),
                     "every pulled item is discarded or cancelled, once, and named");
@@ -275,290 +267,37 @@ final class Cases {
         return trial.result();
     }
 
-    /** The consumer waits on its own thread; that thread is interrupted while it waits. */
+    /**
+     * The consumer runs the pool on its own thread, which owns the results; that thread is
+     * interrupted while it waits for a result.
+     */
     static CaseResult callerInterrupted(WorkerPool.IntakeKind intake) {
         Trial trial = new Trial("caller-interrupted", intake, 2, 2);
         CountDownLatch inFlight = new CountDownLatch(2);
         WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
-        Results<Integer> results = pool.run(new CountingSource(Integer.MAX_VALUE));
         AtomicReference<String> seen = new AtomicReference<>("nothing");
         Thread consumer = Thread.ofVirtual().start(() -> {
-            try {
-                seen.set("hasNext returned " + results.hasNext());
-            } catch (CancellationException e) {
-                seen.set(Thread.currentThread().isInterrupted() ? "cancelled, still interrupted" : "cancelled");
+            try (Results<Integer, Integer> run = pool.run(new CountingSource(Integer.MAX_VALUE))) {
+                try {
+                    seen.set("hasNext returned " + run.hasNext());
+                } catch (CancellationException e) {
+                    seen.set(Thread.currentThread().isInterrupted() ? "cancelled, still interrupted" : "cancelled");
+                    trial.ended(pool, run); // hasNext threw only once every thread had finished
+                }
             }
         });
         await(inFlight);
-        awaitUntil(() -> consumer.getState() == Thread.State.WAITING);
+        until(() -> consumer.getState() == Thread.State.WAITING);
         consumer.interrupt();
         join(consumer);
-        trial.closed(pool, results);
         trial.expect(seen.get().equals("cancelled, still interrupted"),
                 "the consumer gets CancellationException and keeps its interrupt status");
-        trial.expect(trial.outcome instanceof RunOutcome.Abandoned a && a.interrupted(), "the run is abandoned");
+        trial.expect(trial.outcome instanceof RunOutcome.Abandoned<Integer> a && a.interrupted(), "the run is abandoned");
         trial.expect(trial.taskDelta == 0, "every thread finished before hasNext threw");
         return trial.result();
     }
 
-    // ---- what a case records -------------------------------------------------------------------------
-
-    /** One case on one intake: the pool it builds, what the consumer saw, and the checks. */
-    private static final class Trial {
-        final String name;
-        final WorkerPool.IntakeKind intake;
-        final int queueSize;
-        final int workers;
-        final long leadBound;
-        final long start = System.nanoTime();
-        final Map<Integer, AtomicInteger> attempts = new ConcurrentHashMap<>();
-        final AtomicBoolean contextOk = new AtomicBoolean(true);
-        final List<Integer> results = new ArrayList<>();
-        final List<String> failedChecks = new ArrayList<>();
-        List<ItemFailure<?>> failures = List.of();
-        @Nullable RunOutcome outcome;
-        @Nullable Results<Integer> finished;
-        String order = "-";
-        int taskDelta;
-
-        Trial(String name, WorkerPool.IntakeKind intake, int queueSize, int workers) {
-            this.name = name;
-            this.intake = intake;
-            this.queueSize = queueSize;
-            this.workers = workers;
-            this.leadBound = queueSize + workers + 1L;
-        }
-
-        /** A builder for this trial's pool, its handler wrapped to count attempts and check contexts. */
-        WorkerPool.Builder<Integer, Integer> pool(Handler<Integer, Integer> handler) {
-            return WorkerPool.<Integer, Integer>builder(item -> {
-                int attempt = attempts.computeIfAbsent(item, k -> new AtomicInteger()).incrementAndGet();
-                ItemContext<?> context = ItemContext.current();
-                if (!item.equals(context.item()) || context.attempt() != attempt) {
-                    contextOk.set(false);
-                }
-                return handler.handle(item);
-            }).intake(intake).queueSize(queueSize).workers(workers).name("report-" + name + "-" + intake.name().toLowerCase(Locale.ROOT));
-        }
-
-        /** A pool whose handlers count down {@code inFlight}, then block until they are interrupted. */
-        WorkerPool<Integer, Integer> blockedUntilInterrupted(CountDownLatch inFlight) {
-            return pool(item -> {
-                inFlight.countDown();
-                new CountDownLatch(1).await(); // never opens: only cancellation ends this
-                return item;
-            }).itemTimeout(BOUND).build();
-        }
-
-        /** Iterates every result, calling {@code each} after each one, then closes. */
-        void consume(WorkerPool<Integer, Integer> pool, Iterator<Integer> source, ResultHook each) {
-            try (Results<Integer> results = pool.run(source)) {
-                try {
-                    while (results.hasNext()) {
-                        Integer result = results.next();
-                        this.results.add(result);
-                        each.accept(result);
-                    }
-                } catch (PoolFailure failure) {
-                    failures = failure.failures();
-                } catch (PoolAborted aborted) {
-                    failures = aborted.failures();
-                }
-                finished = results;
-            }
-            closed(pool, Objects.requireNonNull(finished));
-        }
-
-        /** Iterates what is left of a run, then closes. */
-        void drain(WorkerPool<Integer, Integer> pool, Results<Integer> results) {
-            try (results) {
-                while (results.hasNext()) {
-                    this.results.add(results.next());
-                }
-            } catch (PoolFailure failure) {
-                failures = failure.failures();
-            } catch (PoolAborted aborted) {
-                failures = aborted.failures();
-            }
-            closed(pool, results);
-        }
-
-        /** Records the end of a run whose results are closed. */
-        void closed(WorkerPool<Integer, Integer> pool, Results<Integer> results) {
-            finished = results;
-            outcome = results.outcome().orElse(null);
-            taskDelta = pool.liveThreads();
-        }
-
-        PoolStats stats() {
-            return Objects.requireNonNull(finished, "the run has not ended").stats();
-        }
-
-        void order(boolean completionOrder) {
-            order = completionOrder ? "completion" : "WRONG";
-            expect(completionOrder, "results arrive in completion order");
-        }
-
-        void expect(boolean holds, String what) {
-            if (!holds) {
-                failedChecks.add(what);
-            }
-        }
-
-        boolean outcomeIs(Class<? extends RunOutcome> type) {
-            return type.isInstance(outcome);
-        }
-
-        boolean attemptsAre(Function<Integer, Integer> expected) {
-            return attempts.entrySet().stream().allMatch(e -> e.getValue().get() == expected.apply(e.getKey()));
-        }
-
-        Set<Integer> resultSet() {
-            return new TreeSet<>(results);
-        }
-
-        List<Integer> failedItems() {
-            return failures.stream().map(f -> (Integer) f.item()).toList();
-        }
-
-        List<String> failureCauses() {
-            return failures.stream().map(f -> f.cause().getClass().getSimpleName()).toList();
-        }
-
-        CaseResult result() {
-            PoolStats stats = stats();
-            expect(stats.maxLead() <= leadBound, "the lead stays within queueSize + workers + 1");
-            expect(contextOk.get(), "every attempt sees its own context");
-            expect(taskDelta == 0, "no thread of the pool outlives the run");
-            Map<Integer, Integer> perAttempts = new TreeMap<>();
-            attempts.values().forEach(n -> perAttempts.merge(n.get(), 1, Integer::sum));
-            String attemptText = perAttempts.isEmpty() ? "-" : perAttempts.entrySet().stream()
-                    .map(e -> e.getKey() + "×" + e.getValue()).collect(Collectors.joining(" "));
-            return new CaseResult(name, intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "queue" : "sentinel",
-                    results.size(), order, attemptText, stats.maxLead(), leadBound, summarize(outcome), detail(outcome),
-                    contextOk.get(), stats.metricsRaised(), taskDelta, failedChecks,
-                    Duration.ofNanos(System.nanoTime() - start).toMillis());
-        }
-    }
-
-    /** What a case does with each result as it arrives. */
-    @FunctionalInterface
-    private interface ResultHook {
-        void accept(Integer result);
-    }
-
-    /** The outcome in a few words, for the table. */
-    static String summarize(@Nullable RunOutcome outcome) {
-        return switch (outcome) {
-            case null -> "not ended";
-            case RunOutcome.Completed c -> c.stopRequested() ? "normal (stopped)" : "normal";
-            case RunOutcome.Failed f -> "PoolFailure(" + f.failures().size() + ")";
-            case RunOutcome.Aborted a -> "aborted: " + a.discarded().size() + " discarded, " + a.cancelled().size()
-                    + " cancelled";
-            case RunOutcome.Abandoned a -> a.interrupted() ? "abandoned (interrupted)" : "abandoned (closed)";
-            case RunOutcome.SourceFailed s -> "source failed";
-            case RunOutcome.Crashed c -> "CRASHED";
-        };
-    }
-
-    /** The outcome in full: the failures' items, types and messages, or the discarded and cancelled items. */
-    static String detail(@Nullable RunOutcome outcome) {
-        return switch (outcome) {
-            case null -> "";
-            case RunOutcome.Completed c -> "";
-            case RunOutcome.Failed f -> f.failures().stream()
-                    .map(i -> "item " + i.item() + " after " + i.attempts() + (i.attempts() == 1 ? " attempt: " : " attempts: ")
-                            + i.cause().getClass().getSimpleName() + " '" + i.cause().getMessage() + "'")
-                    .collect(Collectors.joining("; "));
-            case RunOutcome.Aborted a -> "discarded " + sorted(a.discarded()) + ", cancelled " + sorted(a.cancelled());
-            case RunOutcome.Abandoned a -> "discarded " + sorted(a.discarded()) + ", cancelled " + sorted(a.cancelled());
-            case RunOutcome.SourceFailed s -> String.valueOf(s.cause());
-            case RunOutcome.Crashed c -> String.valueOf(c.cause());
-        };
-    }
-
-    // ---- small helpers -------------------------------------------------------------------------------
-
-    /** The items 0, 1, ... up to {@code limit}, remembering which were pulled. */
-    private static final class CountingSource implements Iterator<Integer> {
-        private final int limit;
-        private final Set<Integer> pulled = ConcurrentHashMap.newKeySet();
-        private int next;
-
-        CountingSource(int limit) {
-            this.limit = limit;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return next < limit;
-        }
-
-        @Override
-        public Integer next() {
-            pulled.add(next);
-            return next++;
-        }
-
-        Set<Integer> pulled() {
-            return new TreeSet<>(pulled);
-        }
-    }
-
     private static Iterator<Integer> range(int n) {
         return IntStream.range(0, n).iterator();
-    }
-
-    private static Set<Integer> sorted(List<?> items) {
-        return new TreeSet<>(integers(items));
-    }
-
-    private static List<Integer> integers(List<?> items) {
-        return items.stream().map(Integer.class::cast).toList();
-    }
-
-    /** Waits for a latch, at most {@link #BOUND}; a case that hangs is a bug, reported as such. */
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(BOUND.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new IllegalStateException("a case waited longer than " + BOUND);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    private static void await(CyclicBarrier barrier) {
-        try {
-            barrier.await(BOUND.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (Exception e) {
-            throw new IllegalStateException("a barrier in a case broke", e);
-        }
-    }
-
-    private static void join(Thread thread) {
-        try {
-            if (!thread.join(BOUND)) {
-                throw new IllegalStateException(thread + " did not finish within " + BOUND);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /** Polls {@code condition} until it holds, at most {@link #BOUND}. */
-    private static void awaitUntil(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("a case waited longer than " + BOUND);
-            }
-            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100)); // a short poll between looks
-        }
     }
 }

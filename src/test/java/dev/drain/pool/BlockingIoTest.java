@@ -57,7 +57,7 @@ class BlockingIoTest {
     void timeoutInterruptsABlockedSocketRead() {
         WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(this::readStalled)
                 .intake(intake).workers(3).queueSize(3).itemTimeout(Duration.ofMillis(200)).build();
-        try (Results<String> results = pool.run(List.of(1, 2, 3))) {
+        try (Results<Integer, String> results = pool.run(List.of(1, 2, 3))) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, results::hasNext);
             assertThat(failure.failures()).hasSize(3)
                     .allSatisfy(f -> assertThat(f.cause()).isInstanceOf(TimeoutException.class));
@@ -72,7 +72,7 @@ class BlockingIoTest {
     void abortInterruptsBlockedSocketReads() {
         WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(this::readStalled)
                 .intake(intake).workers(2).queueSize(2).itemTimeout(Duration.ofMinutes(1)).build();
-        try (Results<String> results = pool.run(List.of(1, 2, 3, 4))) {
+        try (Results<Integer, String> results = pool.run(List.of(1, 2, 3, 4))) {
             // Both workers are in their attempts, and the producer has pulled the other two items
             // (queued, or held for the put): otherwise an item not yet pulled is neither.
             Waits.until("two attempts running and every item pulled",

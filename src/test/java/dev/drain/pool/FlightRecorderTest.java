@@ -55,7 +55,7 @@ class FlightRecorderTest {
     void attemptsAreRecorded() throws IOException {
         WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.echo()).workers(2).build();
         List<RecordedEvent> events = record(() -> {
-            try (Results<String> results = pool.run(CountingSource.of(5))) {
+            try (Results<Integer, String> results = pool.run(CountingSource.of(5))) {
                 assertThat(drain(results)).hasSize(5);
             }
         });
@@ -78,7 +78,7 @@ class FlightRecorderTest {
                         Workloads.swallowing(2, new AtomicInteger(), new CountDownLatch(1)))
                 .itemTimeout(Duration.ofMillis(100)).build();
         List<RecordedEvent> events = record(() -> {
-            try (Results<String> results = pool.run(List.of(1))) {
+            try (Results<Integer, String> results = pool.run(List.of(1))) {
                 assertThatThrownBy(results::hasNext).isInstanceOf(PoolFailure.class);
             }
         });
@@ -95,7 +95,7 @@ class FlightRecorderTest {
         WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.behind(gate))
                 .workers(1).queueSize(2).itemTimeout(Bounds.WAIT).build();
         List<RecordedEvent> events = record(() -> {
-            try (Results<String> results = pool.run(CountingSource.endless())) {
+            try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
                 gate.awaitArrivals(1);
                 Waits.until("the queue is full", () -> results.stats().accepted() == 3);
                 pool.requestStop();

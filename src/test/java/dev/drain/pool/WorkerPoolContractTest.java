@@ -75,7 +75,7 @@ class WorkerPoolContractTest {
         Gate gate = new Gate();
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(2).queueSize(3).build();
         CountingSource source = CountingSource.endless();
-        try (Results<String> results = pool.run(source)) {
+        try (Results<Integer, String> results = pool.run(source)) {
             gate.awaitArrivals(2);
             Waits.until("the queue is full and the producer holds one more",
                     () -> results.stats().accepted() == 5 && source.pulled() == 6);
@@ -95,7 +95,7 @@ class WorkerPoolContractTest {
             Thread.onSpinWait();
             return result(item);
         }).workers(3).queueSize(2).build();
-        try (Results<String> results = pool.run(CountingSource.of(2_000))) {
+        try (Results<Integer, String> results = pool.run(CountingSource.of(2_000))) {
             assertThat(drain(results)).hasSize(2_000);
             assertThat(results.stats().maxLead()).isBetween(1L, 2L + 3 + 1);
         }
@@ -112,7 +112,7 @@ class WorkerPoolContractTest {
             attempts.next(item);
             return result(item);
         }).workers(8).queueSize(4).build();
-        try (Results<String> results = pool.run(CountingSource.of(500))) {
+        try (Results<Integer, String> results = pool.run(CountingSource.of(500))) {
             List<String> got = drain(results);
             assertThat(got).hasSize(500).doesNotHaveDuplicates();
             assertThat(new HashSet<>(got)).isEqualTo(results(0, 500));
@@ -132,7 +132,7 @@ class WorkerPoolContractTest {
             }
             return result(item);
         }).workers(2).queueSize(1).build();
-        try (Results<String> results = pool.run(List.of(0, 1))) {
+        try (Results<Integer, String> results = pool.run(List.of(0, 1))) {
             assertThat(results.next()).isEqualTo(result(1));
             gate.open();
             assertThat(results.next()).isEqualTo(result(0));
@@ -148,7 +148,7 @@ class WorkerPoolContractTest {
     void attemptThatOutlivesTheTimeoutFails() {
         WorkerPool<Integer, String> pool = pool(Workloads.untilInterrupted()).workers(1).queueSize(1)
                 .itemTimeout(TIMEOUT).build();
-        try (Results<String> results = pool.run(List.of(7))) {
+        try (Results<Integer, String> results = pool.run(List.of(7))) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, results::hasNext);
             assertThat(failure.failures()).singleElement().satisfies(f -> {
                 assertThat(f.item()).isEqualTo(7);
@@ -171,7 +171,7 @@ class WorkerPoolContractTest {
             }
             return result(item);
         }).workers(1).queueSize(1).itemTimeout(TIMEOUT).retryable(TimeoutException.class).maxRetries(1).build();
-        try (Results<String> results = pool.run(List.of(3))) {
+        try (Results<Integer, String> results = pool.run(List.of(3))) {
             assertThat(drain(results)).containsExactly(result(3));
             assertThat(results.stats().timedOut()).isOne();
             assertThat(results.stats().retried()).isOne();
@@ -189,7 +189,7 @@ class WorkerPoolContractTest {
         RecordingSink sink = new RecordingSink(false);
         WorkerPool<Integer, String> pool = pool(Workloads.swallowing(1, interrupts, new CountDownLatch(1)))
                 .workers(1).queueSize(1).itemTimeout(TIMEOUT).metrics(sink).build();
-        try (Results<String> results = pool.run(List.of(1))) {
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, results::hasNext);
             assertThat(failure.failures()).singleElement()
                     .satisfies(f -> assertThat(f.cause()).isInstanceOf(TimeoutException.class));
@@ -206,7 +206,7 @@ class WorkerPoolContractTest {
         AtomicInteger interrupts = new AtomicInteger();
         WorkerPool<Integer, String> pool = pool(Workloads.swallowing(2, interrupts, new CountDownLatch(1)))
                 .workers(1).queueSize(1).itemTimeout(TIMEOUT).build();
-        try (Results<String> results = pool.run(List.of(1))) {
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
             assertThatThrownBy(results::hasNext).isInstanceOf(PoolFailure.class);
             assertThat(results.stats().escalations()).isEqualTo(2);
         }
@@ -225,7 +225,7 @@ class WorkerPoolContractTest {
         RecordingSink sink = new RecordingSink(false);
         WorkerPool<Integer, String> pool = pool(Workloads.swallowing(Integer.MAX_VALUE, interrupts, release))
                 .workers(1).queueSize(1).itemTimeout(TIMEOUT).metrics(sink).build();
-        try (Results<String> results = pool.run(List.of(9))) {
+        try (Results<Integer, String> results = pool.run(List.of(9))) {
             try {
                 Waits.until("the attempt is reported stuck", () -> sink.count("attempt.stuck") == 1);
                 assertThat(results.stats().failed()).isOne();
@@ -256,7 +256,7 @@ class WorkerPoolContractTest {
             }
             return result(item);
         }).workers(1).queueSize(1).retryable(IOException.class).maxRetries(2).build();
-        try (Results<String> results = pool.run(List.of(4))) {
+        try (Results<Integer, String> results = pool.run(List.of(4))) {
             assertThat(drain(results)).containsExactly(result(4));
             assertThat(results.stats().retried()).isEqualTo(2);
         }
@@ -272,7 +272,7 @@ class WorkerPoolContractTest {
             attempts.next(item);
             throw new IOException("always");
         }).workers(1).queueSize(1).retryable(IOException.class).maxRetries(2).build();
-        try (Results<String> results = pool.run(List.of(5))) {
+        try (Results<Integer, String> results = pool.run(List.of(5))) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, results::hasNext);
             assertThat(failure.failures()).singleElement().satisfies(f -> {
                 assertThat(f.attempts()).isEqualTo(3);
@@ -291,7 +291,7 @@ class WorkerPoolContractTest {
             attempts.next(item);
             throw new IllegalArgumentException("bad item");
         }).workers(1).queueSize(1).retryable(IOException.class).maxRetries(5).build();
-        try (Results<String> results = pool.run(List.of(6))) {
+        try (Results<Integer, String> results = pool.run(List.of(6))) {
             assertThatThrownBy(results::hasNext).isInstanceOf(PoolFailure.class);
         }
         assertThat(attempts.of(6)).isOne();
@@ -320,7 +320,7 @@ class WorkerPoolContractTest {
             return result(item);
         }).workers(2).queueSize(3).metrics(sink).build();
         List<String> got = new ArrayList<>();
-        try (Results<String> results = pool.run(source)) {
+        try (Results<Integer, String> results = pool.run(source)) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> results.forEachRemaining(got::add));
             assertThat(failure.failures()).singleElement().satisfies(f -> {
                 assertThat(f.item()).isEqualTo(5);
@@ -345,7 +345,7 @@ class WorkerPoolContractTest {
             }
             throw new IOException("item " + item);
         }).workers(2).queueSize(2).itemTimeout(TIMEOUT).build();
-        try (Results<String> results = pool.run(List.of(0, 1))) {
+        try (Results<Integer, String> results = pool.run(List.of(0, 1))) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, results::hasNext);
             assertThat(failure.failures()).hasSize(2).allSatisfy(f -> assertThat(f.cause())
                     .isInstanceOfAny(IOException.class, TimeoutException.class)
@@ -366,7 +366,7 @@ class WorkerPoolContractTest {
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(3).queueSize(4).build();
         CyclicBarrier together = new CyclicBarrier(2);
         List<String> got = new ArrayList<>();
-        try (Results<String> results = pool.run(source)) {
+        try (Results<Integer, String> results = pool.run(source)) {
             for (int i = 0; i < 20; i++) {
                 got.add(results.next());
             }
@@ -375,7 +375,7 @@ class WorkerPoolContractTest {
                     spawn.run("stop-2", () -> { together.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS); pool.requestStop(); }));
             results.forEachRemaining(got::add); // ends without throwing
             stops.forEach(Call::value);
-            assertThat(results.outcome()).contains(new RunOutcome.Completed(true));
+            assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(true));
         }
         assertThat(got).hasSize(source.pulled()).doesNotHaveDuplicates();
         assertThat(new HashSet<>(got)).isEqualTo(results(0, source.pulled()));
@@ -387,7 +387,7 @@ class WorkerPoolContractTest {
     void requestStopReturnsAtOnce() throws Exception {
         Gate gate = new Gate();
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(2).queueSize(2).build();
-        try (Results<String> results = pool.run(CountingSource.of(10))) {
+        try (Results<Integer, String> results = pool.run(CountingSource.of(10))) {
             gate.awaitArrivals(2);
             spawn.run("stopper", pool::requestStop).value(); // bounded: fails if it blocks
             assertThat(results.stats().succeeded()).isZero();
@@ -403,9 +403,9 @@ class WorkerPoolContractTest {
         CountingSource source = CountingSource.of(10);
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
         pool.requestStop();
-        try (Results<String> results = pool.run(source)) {
+        try (Results<Integer, String> results = pool.run(source)) {
             assertThat(results.hasNext()).isFalse();
-            assertThat(results.outcome()).contains(new RunOutcome.Completed(true));
+            assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(true));
         }
         assertThat(source.pulled()).isZero();
         assertNoThreadsLeft(pool);
@@ -418,7 +418,7 @@ class WorkerPoolContractTest {
     void failingSinkChangesNothing() {
         RecordingSink sink = new RecordingSink(true);
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(4).queueSize(4).metrics(sink).build();
-        try (Results<String> results = pool.run(CountingSource.of(100))) {
+        try (Results<Integer, String> results = pool.run(CountingSource.of(100))) {
             assertThat(new HashSet<>(drain(results))).isEqualTo(results(0, 100));
             assertThat(results.stats().metricsRaised()).isEqualTo(sink.size()).isPositive();
         }
@@ -449,7 +449,7 @@ class WorkerPoolContractTest {
                 return result(item);
             });
         }).workers(2).queueSize(2).build();
-        try (Results<String> results = pool.run(List.of(1, 2))) {
+        try (Results<Integer, String> results = pool.run(List.of(1, 2))) {
             assertThat(drain(results)).containsExactlyInAnyOrder(result(1), result(2));
         }
         assertThat(ItemContext.find()).as("no context outside a handler").isEmpty();
@@ -469,7 +469,7 @@ class WorkerPoolContractTest {
             }
             return result(item);
         }).workers(1).queueSize(1).retryable(IOException.class).maxRetries(1).build();
-        try (Results<String> results = pool.run(List.of(8))) {
+        try (Results<Integer, String> results = pool.run(List.of(8))) {
             assertThat(drain(results)).containsExactly(result(8));
         }
         assertThat(seen).containsExactly("1:null", "2:null");
@@ -485,7 +485,7 @@ class WorkerPoolContractTest {
         CountingSource source = CountingSource.endless();
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(2).queueSize(3)
                 .itemTimeout(Bounds.WAIT).build();
-        try (Results<String> results = pool.run(source)) {
+        try (Results<Integer, String> results = pool.run(source)) {
             gate.awaitArrivals(2);
             Waits.until("the queue is full", () -> results.stats().accepted() == 5 && source.pulled() == 6);
             pool.abort();
@@ -511,7 +511,7 @@ class WorkerPoolContractTest {
             return result(item);
         }).workers(1).queueSize(1).itemTimeout(Bounds.WAIT).build();
         List<String> got = new ArrayList<>();
-        try (Results<String> results = pool.run(CountingSource.of(5))) {
+        try (Results<Integer, String> results = pool.run(CountingSource.of(5))) {
             got.add(results.next());
             got.add(results.next());
             gate.awaitArrivals(1);
@@ -529,7 +529,7 @@ class WorkerPoolContractTest {
         RecordingSink sink = new RecordingSink(false);
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(2).queueSize(2)
                 .itemTimeout(Bounds.WAIT).metrics(sink).build();
-        try (Results<String> results = pool.run(CountingSource.endless())) {
+        try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
             gate.awaitArrivals(2);
             Call<Void> first = spawn.run("abort-1", pool::abort);
             Call<Void> second = spawn.run("abort-2", pool::abort);
@@ -545,10 +545,10 @@ class WorkerPoolContractTest {
     @Test
     void abortAfterTheEndDoesNothing() {
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
-        try (Results<String> results = pool.run(List.of(1, 2))) {
+        try (Results<Integer, String> results = pool.run(List.of(1, 2))) {
             assertThat(drain(results)).hasSize(2);
             pool.abort();
-            assertThat(results.outcome()).contains(new RunOutcome.Completed(false));
+            assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(false));
             assertThat(results.hasNext()).isFalse();
         }
         assertNoThreadsLeft(pool);
@@ -562,14 +562,15 @@ class WorkerPoolContractTest {
         Gate gate = new Gate();
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(3).queueSize(2)
                 .itemTimeout(Bounds.WAIT).build();
-        Results<String> results = pool.run(CountingSource.endless());
+        Results<Integer, String> results = pool.run(CountingSource.endless());
         gate.awaitArrivals(3);
         results.close();
         assertNoThreadsLeft(pool);
-        assertThat(results.outcome()).get().isInstanceOfSatisfying(RunOutcome.Abandoned.class, a -> {
-            assertThat(a.interrupted()).isFalse();
-            assertThat(a.cancelled()).hasSize(3);
-        });
+        if (!(results.outcome().orElseThrow() instanceof RunOutcome.Abandoned<Integer> abandoned)) {
+            throw new AssertionError("not abandoned: " + results.outcome());
+        }
+        assertThat(abandoned.interrupted()).isFalse();
+        assertThat(abandoned.cancelled()).hasSize(3);
         assertThat(results.hasNext()).isFalse();
     }
 
@@ -579,7 +580,7 @@ class WorkerPoolContractTest {
         AtomicInteger interrupts = new AtomicInteger();
         WorkerPool<Integer, String> pool = pool(Workloads.swallowing(1, interrupts, new CountDownLatch(1)))
                 .workers(1).queueSize(1).itemTimeout(TIMEOUT).build();
-        Results<String> results = pool.run(List.of(1));
+        Results<Integer, String> results = pool.run(List.of(1));
         Waits.until("the handler runs", () -> results.stats().inFlight() == 1);
         results.close();
         assertThat(interrupts).hasValue(2);
@@ -599,24 +600,21 @@ class WorkerPoolContractTest {
         Gate gate = new Gate();
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(2).queueSize(2)
                 .itemTimeout(Bounds.WAIT).build();
-        Results<String> results = pool.run(CountingSource.endless());
-        Call<Boolean> consumer = spawn.use(consumerThread).call("consumer", () -> {
-            try {
-                boolean more = results.hasNext();
-                throw new AssertionError("hasNext returned " + more);
-            } catch (CancellationException e) {
+        Call<RunOutcome<Integer>> consumer = spawn.use(consumerThread).call("consumer", () -> {
+            try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
+                CancellationException e = catchThrowableOfType(CancellationException.class, results::hasNext);
                 assertThat(e).hasCauseInstanceOf(InterruptedException.class);
-                return Thread.currentThread().isInterrupted();
+                assertThat(Thread.currentThread().isInterrupted()).as("interrupt status kept").isTrue();
+                assertNoThreadsLeft(pool); // hasNext threw only once every thread had finished
+                return results.outcome().orElseThrow();
             }
         });
         gate.awaitArrivals(2);
         Waits.untilParked(consumer.thread());
         consumer.thread().interrupt();
-        assertThat(consumer.value()).as("interrupt status kept").isTrue();
+        assertThat(consumer.value()).isInstanceOfSatisfying(RunOutcome.Abandoned.class,
+                abandoned -> assertThat(abandoned.interrupted()).isTrue());
         assertNoThreadsLeft(pool);
-        assertThat(results.outcome()).get().isInstanceOfSatisfying(RunOutcome.Abandoned.class,
-                a -> assertThat(a.interrupted()).isTrue());
-        results.close();
     }
 
     // ---- WP-16 Configuration and lifecycle -----------------------------------------------------------
@@ -635,7 +633,7 @@ class WorkerPoolContractTest {
     @Test
     void aPoolRunsOnce() {
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
-        try (Results<String> results = pool.run(List.of(1))) {
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
             assertThat(drain(results)).hasSize(1);
         }
         assertThatThrownBy(() -> pool.run(List.of(2))).isInstanceOf(IllegalStateException.class)
@@ -648,7 +646,7 @@ class WorkerPoolContractTest {
     void sourceFailureDrainsThenRethrows() {
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(2).queueSize(2).build();
         List<String> got = new ArrayList<>();
-        try (Results<String> results = pool.run(IntStream.range(0, 10).boxed().map(i -> {
+        try (Results<Integer, String> results = pool.run(IntStream.range(0, 10).boxed().map(i -> {
             if (i == 5) {
                 throw new IllegalStateException("the source broke at 5");
             }
@@ -656,7 +654,7 @@ class WorkerPoolContractTest {
         }))) {
             assertThatThrownBy(() -> results.forEachRemaining(got::add))
                     .isInstanceOf(IllegalStateException.class).hasMessage("the source broke at 5");
-            assertThat(results.outcome()).get().isInstanceOf(RunOutcome.SourceFailed.class);
+            assertThat(results.outcome().orElseThrow()).isInstanceOf(RunOutcome.SourceFailed.class);
         }
         assertThat(new HashSet<>(got)).isEqualTo(results(0, 5));
         assertNoThreadsLeft(pool);
@@ -667,7 +665,7 @@ class WorkerPoolContractTest {
     @SuppressWarnings("NullAway") // a null result on purpose
     void nullResultFailsTheAttempt() {
         WorkerPool<Integer, String> pool = pool(item -> null).build();
-        try (Results<String> results = pool.run(List.of(1))) {
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
             PoolFailure failure = catchThrowableOfType(PoolFailure.class, results::hasNext);
             assertThat(failure.failures()).singleElement()
                     .satisfies(f -> assertThat(f.cause()).isInstanceOf(NullPointerException.class));
@@ -682,7 +680,7 @@ class WorkerPoolContractTest {
     void eventsTellTheStoryOfTheRun() {
         RecordingSink sink = new RecordingSink(false);
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(2).queueSize(2).metrics(sink).build();
-        try (Results<String> results = pool.run(CountingSource.of(20))) {
+        try (Results<Integer, String> results = pool.run(CountingSource.of(20))) {
             assertThat(drain(results)).hasSize(20);
         }
         assertThat(sink.count("item.accepted")).isEqualTo(20);

@@ -105,8 +105,8 @@ class WorkerPoolProperties {
     }
 
     /** What a run showed. */
-    record Observed(List<Integer> pulled, List<Integer> succeeded, List<ItemFailure<?>> failures,
-                    List<?> discarded, List<?> cancelled, RunOutcome outcome, PoolStats stats,
+    record Observed(List<Integer> pulled, List<Integer> succeeded, List<ItemFailure<Integer>> failures,
+                    List<Integer> discarded, List<Integer> cancelled, RunOutcome<Integer> outcome, PoolStats stats,
                     Map<Integer, Integer> attempts, List<String> crossedContexts, int liveThreadsAfter,
                     int dumpedThreadsAfter) {}
 
@@ -167,10 +167,7 @@ class WorkerPoolProperties {
             }
         };
         List<Integer> succeeded = new ArrayList<>();
-        List<ItemFailure<?>> failures = List.of();
-        List<?> discarded = List.of();
-        List<?> cancelled = List.of();
-        Results<Integer> results = pool.run(source);
+        Results<Integer, Integer> results = pool.run(source);
         try (results) {
             if (w.ending() != Ending.NATURALLY && w.endAfter() == 0) {
                 end(pool, w.ending());
@@ -181,17 +178,14 @@ class WorkerPoolProperties {
                     end(pool, w.ending());
                 }
             }
-        } catch (PoolFailure f) {
-            failures = f.failures();
-        } catch (PoolAborted a) {
-            failures = a.failures();
-            discarded = a.discarded();
-            cancelled = a.cancelled();
+        } catch (PoolFailure | PoolAborted expected) {
+            // the outcome, typed, says which
         }
+        RunOutcome<Integer> outcome = results.outcome().orElseThrow();
         Map<Integer, Integer> attemptCounts = new HashMap<>();
         attempts.forEach((item, n) -> attemptCounts.put(item, n.get()));
-        return new Observed(List.copyOf(pulled), succeeded, failures, discarded, cancelled,
-                results.outcome().orElseThrow(), results.stats(), attemptCounts, List.copyOf(crossed),
+        return new Observed(List.copyOf(pulled), succeeded, outcome.failures(), outcome.discarded(), outcome.cancelled(),
+                outcome, results.stats(), attemptCounts, List.copyOf(crossed),
                 pool.liveThreads(), ThreadDump.threadsNamed(pool.name() + "-").size());
     }
 
@@ -222,9 +216,9 @@ class WorkerPoolProperties {
             Observed o = run(w);
             count(evidence, w, o);
             List<Integer> settled = new ArrayList<>(o.succeeded());
-            o.failures().forEach(f -> settled.add((Integer) f.item()));
-            settled.addAll(o.discarded().stream().map(Integer.class::cast).toList());
-            settled.addAll(o.cancelled().stream().map(Integer.class::cast).toList());
+            o.failures().forEach(f -> settled.add(f.item()));
+            settled.addAll(o.discarded());
+            settled.addAll(o.cancelled());
             assertThat(settled).as("settled items").doesNotHaveDuplicates()
                     .containsExactlyInAnyOrderElementsOf(o.pulled());
             assertThat(o.succeeded()).allSatisfy(item -> assertThat(w.fails(item)).as("item %s fails", item).isFalse());
@@ -246,10 +240,10 @@ class WorkerPoolProperties {
                     count(evidence, w, o);
                     Set<Integer> expected = new HashSet<>();
                     o.pulled().stream().filter(w::fails).forEach(expected::add);
-                    assertThat(o.failures()).extracting(f -> (Integer) f.item())
+                    assertThat(o.failures()).extracting(ItemFailure::item)
                             .containsExactlyInAnyOrderElementsOf(expected);
                     assertThat(o.failures()).allSatisfy(f -> {
-                        assertThat(f.attempts()).isEqualTo(w.attempts((Integer) f.item()));
+                        assertThat(f.attempts()).isEqualTo(w.attempts(f.item()));
                         assertThat(f.cause()).isInstanceOfAny(IllegalStateException.class, IOException.class,
                                 TimeoutException.class);
                     });

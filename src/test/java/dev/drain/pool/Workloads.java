@@ -20,6 +20,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Workloads {
     private Workloads() {}
 
+    /** Throws {@code thrown}, checked or not, where the compiler expects an unchecked exception: a source or sink breaking its contract. */
+    @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"}) // the sneaky throw: X is erased
+    static <X extends Throwable> X sneaky(Throwable thrown) throws X {
+        throw (X) thrown;
+    }
+
     /** The result every succeeding handler here produces for {@code item}. */
     static String result(int item) {
         return "r" + item;
@@ -178,10 +184,30 @@ final class Workloads {
     }
 
     /** Iterates every result; returns them in the order they came. Exceptions from the end propagate. */
-    static <R> List<R> drain(Results<R> results) {
+    static <R> List<R> drain(Results<?, R> results) {
         List<R> got = new ArrayList<>();
         results.forEachRemaining(got::add);
         return got;
+    }
+
+    /**
+     * WP-2: the run has ended and its books balance: every pulled item has exactly one fate, the
+     * outcome's lists are exactly the counters, and unless the consumer gave up, every result was
+     * delivered.
+     */
+    static RunOutcome<Integer> assertLedgerExact(Results<Integer, ?> results) {
+        RunOutcome<Integer> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
+        PoolStats stats = results.stats();
+        assertThat(stats.succeeded() + stats.failed() + stats.discarded() + stats.cancelled())
+                .as("succeeded + failed + discarded + cancelled = pulled, in %s", stats).isEqualTo(stats.pulled());
+        assertThat(outcome.failures()).as("the outcome's failures").hasSize((int) stats.failed());
+        assertThat(outcome.discarded()).as("the outcome's discarded items").hasSize((int) stats.discarded());
+        assertThat(outcome.cancelled()).as("the outcome's cancelled items").hasSize((int) stats.cancelled());
+        assertThat(stats.inFlight()).as("in flight at the end").isZero();
+        if (!(outcome instanceof RunOutcome.Abandoned<Integer>) && !(outcome instanceof RunOutcome.Crashed<Integer>)) {
+            assertThat(stats.delivered()).as("delivered").isEqualTo(stats.succeeded());
+        }
+        return outcome;
     }
 
     /** WP-10: the pool has no thread left, by its own count and by a JSON thread dump of the JVM. */

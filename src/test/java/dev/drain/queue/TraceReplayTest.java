@@ -3,7 +3,7 @@ package dev.drain.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.drain.support.Evidence;
-import dev.drain.support.JsonReader;
+import dev.drain.report.JsonReader;
 import dev.drain.support.PropertyReport;
 import dev.drain.support.ThreadKind;
 import java.io.IOException;

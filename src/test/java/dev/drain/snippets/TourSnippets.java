@@ -78,7 +78,7 @@ final class TourSnippets {
                 .retryable(IOException.class, TimeoutException.class)
                 .maxRetries(2)
                 .build();
-        try (Results<String> results = pool.run(IntStream.rangeClosed(1, 5).boxed())) {
+        try (Results<Integer, String> results = pool.run(IntStream.rangeClosed(1, 5).boxed())) {
             while (results.hasNext()) {
                 System.out.println(results.next());  // in completion order, which may not be source order
             }
@@ -92,14 +92,14 @@ final class TourSnippets {
     static void stop() throws Exception {
         // @start region="stop"
         WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(n -> n).workers(2).build();
-        try (Results<Integer> results = pool.run(IntStream.iterate(0, n -> n + 1).boxed())) { // endless
+        try (Results<Integer, Integer> results = pool.run(IntStream.iterate(0, n -> n + 1).boxed())) { // endless
             results.next();
             Thread.ofVirtual().start(pool::requestStop).join(); // any thread; returns at once
             results.forEachRemaining(n -> { });      // queued and in-flight work drains, then the end
             System.out.println("stopped normally after " + results.stats().pulled() + " items");
         }
         WorkerPool<Integer, Integer> doomed = WorkerPool.<Integer, Integer>builder(n -> n).workers(2).build();
-        try (Results<Integer> results = doomed.run(IntStream.iterate(0, n -> n + 1).boxed())) {
+        try (Results<Integer, Integer> results = doomed.run(IntStream.iterate(0, n -> n + 1).boxed())) {
             doomed.abort();                          // emergency: drop the queue, cancel attempts
             results.forEachRemaining(n -> { });
         } catch (PoolAborted aborted) {              // the end of an aborted run names what was left

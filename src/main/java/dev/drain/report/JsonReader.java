@@ -1,4 +1,4 @@
-package dev.drain.support;
+package dev.drain.report;
 
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,0 +1,322 @@
+package dev.drain.pool;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one state of a pool's run and every transition between its states, in one place. A pool
+ * holds one {@code Lifecycle} from the moment it is built; {@code run()} starts it.
+ *
+ * <pre>
+ *   NEW ──run()──► RUNNING ──requestStop(), a permanent failure, a failing source──► STOPPING
+ *   NEW, RUNNING, STOPPING ──abort(), a fatal error on a pool thread──► ABORTING
+ *   RUNNING, STOPPING, ABORTING ──Results.close() early, an interrupted consumer──► ABANDONING
+ *   RUNNING … ABANDONING ──the driver, once every other thread of the run has finished──► ENDED
+ *   ENDED ──Results.close()──► CLOSED
+ * </pre>
+ * Phases only move forward, so every transition is idempotent: a second {@code requestStop()},
+ * an {@code abort()} after the end, a {@code close()} after an abandon, each does nothing. A stop
+ * or abort before {@code run()} is remembered and applied by {@code run()}: the run starts
+ * stopped, or aborted.
+ *
+ * <p>A transition changes the run only through its {@link Effects}, while holding this object's
+ * lock, so that what a transition drops is recorded in the {@link Ledger} before anyone can decide
+ * the outcome: the outcome is decided under the same lock, by {@link #end()}. Lock order: this
+ * lifecycle, then the ledger, then the queues' own locks; nothing takes them the other way.
+ *
+ * <p>The phase is the truth about the run. Interrupts are only how a blocked pool thread is woken
+ * to look at it (decision 0015): every pool thread decides by the phase, never by its interrupt
+ * status alone.
+ */
+final class Lifecycle<T> {
+
+    /** Where a run is. Ordered: a transition only ever moves to a later phase. */
+    enum Phase {
+        /** Built; {@code run()} not yet called. */
+        NEW,
+        /** Pulling from the source (and handling what it pulled). */
+        RUNNING,
+        /** Intake stopped early (a requested stop, a permanent failure, a failing source); the queued work drains. */
+        STOPPING,
+        /** {@code abort()} or a fatal error: queued items dropped, attempts cancelled. */
+        ABORTING,
+        /** The consumer gave up: as {@code ABORTING}, and undelivered results are dropped too. */
+        ABANDONING,
+        /** Every thread of the run has finished and the outcome is decided. */
+        ENDED,
+        /** The consumer has closed the results. */
+        CLOSED
+    }
+
+    /** What a transition does to a running run's machinery. Called with the lifecycle's lock held; never blocks. */
+    interface Effects<T> {
+        /** Graceful: accept no more items; the queued ones drain. */
+        void stopIntake();
+
+        /** Emergency: drop and return what is queued; workers stop taking. */
+        List<T> dropIntake();
+
+        /** Drop the results nobody will read, releasing workers blocked delivering them. */
+        void dropOutbox();
+    }
+
+    private final String pool;
+    private final Ledger<T> ledger;
+    private final Reporter reporter;
+
+    /** Written only by the transitions below, under the lock; read by any thread. */
+    private volatile Phase phase = Phase.NEW;
+
+    // What was asked for and what went wrong: facts that decide the outcome, written only by
+    // transitions, under the lock.
+    @GuardedBy("this")
+    private boolean stopRequested;
+    @GuardedBy("this")
+    private boolean abortRequested;
+    @GuardedBy("this")
+    private boolean consumerInterrupted;
+    @GuardedBy("this")
+    private @Nullable Throwable sourceFailure;
+    @GuardedBy("this")
+    private @Nullable Throwable fatal;
+
+    /** The run's machinery, set by {@link #start}. */
+    @GuardedBy("this")
+    private @Nullable Effects<T> effects;
+    /** The driver, once it runs: the thread a cancellation interrupts. */
+    @GuardedBy("this")
+    private @Nullable Thread driver;
+    /** Set by {@link #end()}, read by any thread. */
+    private volatile @Nullable RunOutcome<T> outcome;
+
+    Lifecycle(String pool, Ledger<T> ledger, Reporter reporter) {
+        this.pool = pool;
+        this.ledger = ledger;
+        this.reporter = reporter;
+    }
+
+    /** {@return the phase now} */
+    Phase phase() {
+        return phase;
+    }
+
+    /** {@return whether the producer may pull from the source} */
+    boolean isPulling() {
+        return phase == Phase.RUNNING;
+    }
+
+    /** {@return whether the run is being cancelled: attempts stop, nothing more is handled} */
+    boolean isCancelling() {
+        Phase now = phase;
+        return now == Phase.ABORTING || now == Phase.ABANDONING;
+    }
+
+    /** {@return the outcome, once the run has ended} */
+    @Nullable RunOutcome<T> outcome() {
+        return outcome;
+    }
+
+    // ---- transitions ---------------------------------------------------------------------------
+
+    /** NEW → RUNNING (then STOPPING or ABORTING at once, if that was asked for before the run). */
+    synchronized void start(Effects<T> run) {
+        if (phase != Phase.NEW) {
+            throw new IllegalStateException("a WorkerPool runs once, and this one is " + phase
+                    + "; build a new one for another run");
+        }
+        effects = run;
+        phase = Phase.RUNNING;
+        if (abortRequested) {
+            abortNow();
+        } else if (stopRequested) {
+            stopNow();
+        }
+    }
+
+    /** The driver has started; {@return whether it should fork the producer and workers} */
+    synchronized boolean driverStarted(Thread thread) {
+        driver = thread;
+        return !isCancelling();
+    }
+
+    /** requestStop(): RUNNING → STOPPING; before the run, remembered. */
+    synchronized void requestStop() {
+        if (stopRequested || phase.compareTo(Phase.ABORTING) >= 0) {
+            return;
+        }
+        stopRequested = true;
+        new PoolEvents.StopRequested().commitFor(pool);
+        reporter.recordNow("pool.stop_requested", () -> pool);
+        if (phase == Phase.RUNNING) {
+            stopNow();
+        }
+    }
+
+    /** A permanent failure: intake stops (WP-6). */
+    synchronized void itemFailed() {
+        if (phase == Phase.RUNNING) {
+            stopNow();
+        }
+    }
+
+    /** The source threw from {@code hasNext}, {@code next} or {@code close}: intake stops; the first failure is kept. */
+    synchronized void sourceFailed(Throwable cause) {
+        if (cause instanceof VirtualMachineError error) {
+            crashed(error);
+            return;
+        }
+        sourceFailure = keepFirst(sourceFailure, cause);
+        reporter.recordNow("source.failed", () -> "cause=" + Text.of(cause));
+        if (phase == Phase.RUNNING) {
+            stopNow();
+        }
+    }
+
+    /** abort(): RUNNING or STOPPING → ABORTING; before the run, remembered; after the end, nothing. */
+    synchronized void abort() {
+        if (abortRequested || phase.compareTo(Phase.ABORTING) >= 0) {
+            return;
+        }
+        abortRequested = true;
+        if (phase != Phase.NEW) {
+            abortNow();
+        }
+    }
+
+    /**
+     * A pool thread cannot go on: a {@link VirtualMachineError} from a callback that runs on it,
+     * or a bug in drain. The run is cancelled as by {@code abort()} and ends as
+     * {@link RunOutcome.Crashed}.
+     */
+    synchronized void crashed(Throwable cause) {
+        fatal = keepFirst(fatal, cause);
+        if (phase == Phase.RUNNING || phase == Phase.STOPPING) {
+            abortNow();
+        }
+    }
+
+    /** The consumer closed early, or was interrupted while it waited: → ABANDONING. */
+    synchronized void abandon(boolean interrupted) {
+        if (phase.compareTo(Phase.ABANDONING) >= 0) {
+            return;
+        }
+        consumerInterrupted = interrupted;
+        Effects<T> run = requireStarted();
+        phase = Phase.ABANDONING;
+        drop(run);
+        run.dropOutbox();
+        reporter.recordNow("pool.abandoned", () -> interrupted ? "consumer interrupted" : "results closed");
+        interruptDriver();
+    }
+
+    /** Every other thread of the run has finished: → ENDED, and {@return the outcome} */
+    synchronized RunOutcome<T> end() {
+        if (phase.compareTo(Phase.ENDED) >= 0) {
+            throw new IllegalStateException("the run has already ended: it is " + phase);
+        }
+        Ledger.Fates<T> fates = ledger.fates();
+        RunOutcome<T> decided = decide(fates);
+        phase = Phase.ENDED;
+        outcome = decided;
+        return decided;
+    }
+
+    /** The consumer closed the results after the end: → CLOSED. */
+    synchronized void closed() {
+        if (phase != Phase.ENDED && phase != Phase.CLOSED) {
+            throw new IllegalStateException("the results can be closed only once the run has ended; it is " + phase);
+        }
+        phase = Phase.CLOSED;
+    }
+
+    // ---- what the transitions do -----------------------------------------------------------------
+
+    @GuardedBy("this")
+    private void stopNow() {
+        phase = Phase.STOPPING;
+        requireStarted().stopIntake();
+    }
+
+    @GuardedBy("this")
+    private void abortNow() {
+        Effects<T> run = requireStarted();
+        phase = Phase.ABORTING;
+        int dropped = drop(run);
+        new PoolEvents.Abort().commitFor(pool, dropped);
+        reporter.recordNow("pool.abort", () -> "discarded=" + dropped);
+        interruptDriver();
+    }
+
+    /** Drops what the intake holds and records it as discarded; {@return how many} */
+    @GuardedBy("this")
+    private int drop(Effects<T> run) {
+        List<T> dropped = run.dropIntake();
+        ledger.discarded(dropped);
+        for (T item : dropped) {
+            reporter.recordNow("item.discarded", () -> "item=" + Text.of(item));
+        }
+        return dropped.size();
+    }
+
+    /** Wakes the driver, whose scope then cancels the producer and the workers. */
+    @GuardedBy("this")
+    private void interruptDriver() {
+        if (driver != null) {
+            driver.interrupt();
+        }
+        // Not started yet: driverStarted() will see the phase and fork nothing.
+    }
+
+    @GuardedBy("this")
+    private Effects<T> requireStarted() {
+        if (effects == null) {
+            throw new IllegalStateException("unreachable: a transition that needs the run before run() (" + phase + ")");
+        }
+        return effects;
+    }
+
+    /**
+     * The outcome, by precedence: a crash, then an abandon, an abort, a source failure, item
+     * failures, and a normal end. Each carries the ledger's lists, which are final here.
+     */
+    @GuardedBy("this")
+    private RunOutcome<T> decide(Ledger.Fates<T> fates) {
+        if (fatal != null) {
+            return new RunOutcome.Crashed<>(fatal, fates.discarded(), fates.cancelled(), fates.failures());
+        }
+        if (phase == Phase.ABANDONING) {
+            return new RunOutcome.Abandoned<>(fates.discarded(), fates.cancelled(), fates.failures(), consumerInterrupted);
+        }
+        if (phase == Phase.ABORTING) {
+            return new RunOutcome.Aborted<>(fates.discarded(), fates.cancelled(), fates.failures());
+        }
+        if (!fates.discarded().isEmpty() || !fates.cancelled().isEmpty()) {
+            throw new IllegalStateException("unreachable: items dropped in a run that was not cancelled: " + ledger);
+        }
+        if (sourceFailure != null) {
+            return new RunOutcome.SourceFailed<>(sourceFailure, fates.failures());
+        }
+        if (!fates.failures().isEmpty()) {
+            return new RunOutcome.Failed<>(fates.failures(), stopRequested);
+        }
+        return new RunOutcome.Completed<>(stopRequested);
+    }
+
+    /** {@return {@code first}, or {@code next} if there is none; a later, different throwable is suppressed in the first} */
+    @SuppressWarnings("ReferenceEquality") // the same throwable again: a throwable cannot suppress itself
+    private static Throwable keepFirst(@Nullable Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    @Override
+    public String toString() {
+        return pool + " " + phase;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.drain.report;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every live thread of this JVM, virtual threads included, with the tree of thread containers
+ * they run in: a JSON thread dump ({@code HotSpotDiagnosticMXBean.dumpThreads}), the same data
+ * as {@code jcmd <pid> Thread.dump_to_file -format=json}. Unlike
+ * {@code Thread.getAllStackTraces()}, it lists virtual threads, and it shows each
+ * {@code StructuredTaskScope} as a container with its owner and its parent. This is drain's
+ * {@code asyncio.all_tasks()}: the leak checks count every thread of the JVM before and after a
+ * run, and never rely on the pool's own count.
+ */
+public final class JvmThreads {
+    private JvmThreads() {}
+
+    /** One thread of the dump. */
+    public record DumpedThread(long tid, String name, boolean virtual) {}
+
+    /**
+     * One thread container: the root, an executor, or a scope.
+     *
+     * @param name the container's name ({@code <root>}, or a scope's name), without its identity suffix
+     * @param id the container's full identity in the dump
+     * @param parent the full identity of its parent, or {@code null} for the root
+     * @param owner the thread id of its owner (a scope's), or -1
+     * @param threads the threads it holds
+     */
+    public record Container(String name, String id, @Nullable String parent, long owner, List<DumpedThread> threads) {
+        /** Copies the list. */
+        public Container {
+            threads = List.copyOf(threads);
+        }
+    }
+
+    /**
+     * A dump: every container, in the dump's order (parents before children).
+     *
+     * @param containers the containers
+     */
+    public record Snapshot(List<Container> containers) {
+        /** Copies the list. */
+        public Snapshot {
+            containers = List.copyOf(containers);
+        }
+
+        /** {@return every thread of the JVM in this dump} */
+        public List<DumpedThread> threads() {
+            return containers.stream().flatMap(c -> c.threads().stream()).toList();
+        }
+
+        /** {@return the threads whose name starts with {@code prefix}} */
+        public List<DumpedThread> threadsNamed(String prefix) {
+            return threads().stream().filter(t -> t.name().startsWith(prefix)).toList();
+        }
+
+        /** {@return the container with the full identity {@code id}} */
+        public Optional<Container> byId(String id) {
+            return containers.stream().filter(c -> c.id().equals(id)).findFirst();
+        }
+
+        /**
+         * {@return the containers from the one holding the first thread named {@code prefix…} up to
+         * the root, innermost first; empty if there is no such thread}
+         */
+        public List<Container> chainOf(String threadPrefix) {
+            List<Container> chain = new ArrayList<>();
+            Optional<Container> next = containers.stream()
+                    .filter(c -> c.threads().stream().anyMatch(t -> t.name().startsWith(threadPrefix))).findFirst();
+            while (next.isPresent()) {
+                Container container = next.get();
+                chain.add(container);
+                next = container.parent() == null ? Optional.empty() : byId(container.parent());
+            }
+            return chain;
+        }
+    }
+
+    /** {@return a fresh dump of every thread of this JVM} */
+    public static Snapshot dump() {
+        try {
+            Path file = Files.createTempFile("drain-threads", ".json");
+            Files.delete(file); // dumpThreads refuses to overwrite
+            try {
+                ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                        .dumpThreads(file.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
+                return parse(Files.readString(file));
+            } finally {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@return the snapshot a JSON thread dump's text describes} */
+    public static Snapshot parse(String json) {
+        List<Container> containers = new ArrayList<>();
+        Object dump = field(JsonReader.parse(json), "threadDump");
+        if (field(dump, "threadContainers") instanceof List<?> list) {
+            for (Object container : list) {
+                String id = text(field(container, "container"));
+                List<DumpedThread> threads = new ArrayList<>();
+                if (field(container, "threads") instanceof List<?> dumped) {
+                    for (Object thread : dumped) {
+                        threads.add(new DumpedThread(number(field(thread, "tid")), text(field(thread, "name")),
+                                Boolean.TRUE.equals(field(thread, "virtual"))));
+                    }
+                }
+                Object parent = field(container, "parent");
+                Object owner = field(container, "owner");
+                int slash = id.indexOf('/');
+                containers.add(new Container(slash < 0 ? id : id.substring(0, slash), id,
+                        parent == null ? null : text(parent), owner == null ? -1 : number(owner), threads));
+            }
+        }
+        return new Snapshot(containers);
+    }
+
+    private static @Nullable Object field(@Nullable Object node, String name) {
+        return node instanceof Map<?, ?> map ? map.get(name) : null;
+    }
+
+    private static String text(@Nullable Object value) {
+        return value == null ? "" : value.toString();
+    }
+
+    private static long number(@Nullable Object value) {
+        return switch (value) {
+            case Number n -> n.longValue();
+            case String s -> Long.parseLong(s);
+            case null, default -> -1;
+        };
+    }
+}

@@ -1,0 +1,124 @@
+package dev.drain.pool;
+
+import static dev.drain.pool.Workloads.assertLedgerExact;
+import static dev.drain.pool.Workloads.assertNoThreadsLeft;
+import static dev.drain.pool.Workloads.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.drain.pool.Workloads.RecordingSink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * WP-6, WP-18: a handler may throw anything, and an item's {@code toString} may too. What a
+ * handler throws, {@code Error}s and {@link VirtualMachineError}s included, fails its attempt
+ * (it ran on a thread of its own, which is gone); an item's {@code toString} that throws is
+ * described in events and messages, unless it is a {@code VirtualMachineError}, which crashes the
+ * run. On both intakes.
+ */
+@ParameterizedClass
+@EnumSource(WorkerPool.IntakeKind.class)
+class HandlerFaultsTest {
+    private final WorkerPool.IntakeKind intake;
+
+    HandlerFaultsTest(WorkerPool.IntakeKind intake) {
+        this.intake = intake;
+    }
+
+    /** What a handler throws. */
+    enum Thrown {
+        ERROR, VIRTUAL_MACHINE_ERROR, INTERRUPTED_WITHOUT_AN_INTERRUPT;
+
+        Throwable create(int item) {
+            return switch (this) {
+                case ERROR -> new AssertionError("handler bug at " + item);
+                case VIRTUAL_MACHINE_ERROR -> new StackOverflowError("handler recursed at " + item);
+                case INTERRUPTED_WITHOUT_AN_INTERRUPT -> new InterruptedException("the handler's own, at " + item);
+            };
+        }
+    }
+
+    /** WP-6, WP-18: whatever a handler throws fails that item alone, with that cause; every other item is handled. */
+    @ParameterizedTest
+    @EnumSource(Thrown.class)
+    void whateverAHandlerThrowsFailsItsItem(Thrown thrown) {
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(item -> {
+            if (item == 2) {
+                throw Workloads.<Exception>sneaky(thrown.create(item));
+            }
+            return Workloads.result(item);
+        }).intake(intake).workers(2).queueSize(4).build();
+        List<String> got = new ArrayList<>();
+        try (Results<Integer, String> results = pool.run(IntStream.range(0, 5).boxed())) {
+            PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> results.forEachRemaining(got::add));
+            assertThat(failure.failures()).singleElement().satisfies(f -> {
+                assertThat(f.item()).isEqualTo(2);
+                assertThat(f.cause()).hasMessageContaining("at 2").isInstanceOf(thrown.create(2).getClass());
+            });
+            assertLedgerExact(results);
+        }
+        assertThat(got).as("every pulled item but 2 succeeded").doesNotContain(Workloads.result(2));
+        assertNoThreadsLeft(pool);
+    }
+
+    /** An item whose toString throws. */
+    record Unprintable(int n, boolean overflow) {
+        @Override
+        public String toString() {
+            if (overflow) {
+                throw new StackOverflowError("toString recursed");
+            }
+            throw new IllegalStateException("no text for " + n);
+        }
+    }
+
+    /** WP-18: items whose toString throws are described in events and in a timeout's message, and the run is unaffected. */
+    @Test
+    void itemsWhoseToStringThrowsAreDescribed() {
+        RecordingSink sink = new RecordingSink(false);
+        WorkerPool<Unprintable, Integer> pool = WorkerPool.<Unprintable, Integer>builder(item -> {
+            if (item.n() == 0) {
+                new CountDownLatch(1).await(); // times out: its TimeoutException names the item
+            }
+            return item.n();
+        }).intake(intake).workers(2).queueSize(2).itemTimeout(Duration.ofMillis(100)).metrics(sink).build();
+        try (Results<Unprintable, Integer> results = pool.run(IntStream.range(0, 6).mapToObj(n -> new Unprintable(n, false)))) {
+            PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(failure.getMessage()).contains("whose toString() threw java.lang.IllegalStateException");
+            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.cause().getMessage())
+                    .contains("<a dev.drain.pool.HandlerFaultsTest$Unprintable whose toString() threw"));
+            RunOutcome<Unprintable> outcome = results.outcome().orElseThrow();
+            assertThat(outcome).isInstanceOf(RunOutcome.Failed.class);
+            assertThat(results.stats().succeeded()).isEqualTo(results.stats().pulled() - 1);
+        }
+        assertThat(sink.named("attempt.started")).isNotEmpty()
+                .allSatisfy(event -> assertThat(event).contains("whose toString() threw"));
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-18: an item whose toString throws a VirtualMachineError where the pool prints it crashes the run, with exact books. */
+    @Test
+    void itemWhoseToStringOverflowsCrashesTheRun() {
+        WorkerPool<Unprintable, Integer> pool = WorkerPool.<Unprintable, Integer>builder(Unprintable::n).intake(intake)
+                .workers(2).queueSize(2).metrics((event, detail) -> { }).build();
+        try (Results<Unprintable, Integer> results = pool.run(IntStream.range(0, 6).mapToObj(n -> new Unprintable(n, n == 3)))) {
+            assertThat(catchThrowable(() -> drain(results))).isInstanceOf(StackOverflowError.class);
+            RunOutcome<Unprintable> outcome = results.outcome().orElseThrow();
+            assertThat(outcome).isInstanceOf(RunOutcome.Crashed.class);
+            PoolStats stats = results.stats();
+            assertThat(stats.succeeded() + stats.failed() + stats.discarded() + stats.cancelled()).isEqualTo(stats.pulled());
+            assertThat(outcome.discarded()).hasSize((int) stats.discarded());
+            assertThat(outcome.cancelled()).hasSize((int) stats.cancelled());
+        }
+        assertNoThreadsLeft(pool);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.drain.pool;
+
+import static dev.drain.pool.Workloads.assertLedgerExact;
+import static dev.drain.pool.Workloads.assertNoThreadsLeft;
+import static dev.drain.pool.Workloads.drain;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.drain.pool.Workloads.CountingSource;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * WP-19: a run has one state, NEW → RUNNING → STOPPING | ABORTING | ABANDONING → ENDED → CLOSED,
+ * moving only forward; every call that the state forbids fails with one line that names the
+ * state, and every call the state makes pointless does nothing. On both intakes.
+ */
+@ParameterizedClass
+@EnumSource(WorkerPool.IntakeKind.class)
+class LifecycleTest {
+    private final WorkerPool.IntakeKind intake;
+
+    LifecycleTest(WorkerPool.IntakeKind intake) {
+        this.intake = intake;
+    }
+
+    private WorkerPool<Integer, String> pool() {
+        return WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake).workers(2).queueSize(2).build();
+    }
+
+    /** WP-19: the pool's toString shows its state as the run moves through it. */
+    @Test
+    void thePoolShowsItsState() {
+        WorkerPool<Integer, String> pool = pool();
+        assertThat(pool.toString()).endsWith(", NEW]");
+        try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
+            results.next();
+            assertThat(pool.toString()).endsWith(", RUNNING]");
+            pool.requestStop();
+            assertThat(pool.toString()).containsAnyOf(", STOPPING]", ", ENDED]");
+            drain(results);
+            assertThat(pool.toString()).endsWith(", ENDED]");
+        }
+        assertThat(pool.toString()).endsWith(", CLOSED]");
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-19: a second run() fails with a message naming the state, whether the first is running or over. */
+    @Test
+    void aSecondRunNamesTheState() {
+        WorkerPool<Integer, String> pool = pool();
+        try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
+            results.next();
+            assertThatThrownBy(() -> pool.run(List.of(1))).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("a WorkerPool runs once, and this one is RUNNING; build a new one for another run");
+        }
+        assertThatThrownBy(() -> pool.run(List.of(1))).hasMessageContaining("this one is CLOSED");
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-19: next() past the end fails with a message naming the state; hasNext() keeps returning false. */
+    @Test
+    void nextPastTheEndNamesTheState() {
+        WorkerPool<Integer, String> pool = pool();
+        Results<Integer, String> results = pool.run(List.of(1));
+        try (results) {
+            assertThat(drain(results)).hasSize(1);
+            assertThat(results.hasNext()).isFalse();
+            assertThatThrownBy(results::next).isInstanceOf(NoSuchElementException.class)
+                    .hasMessage("no more results: the run is ENDED");
+        }
+        assertThat(results.hasNext()).isFalse();
+        assertThatThrownBy(results::next).hasMessage("no more results: the run is CLOSED");
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-19, WP-12: an abort before the run starts the run aborted: nothing is pulled, and the end is PoolAborted with nothing in it. */
+    @Test
+    void abortBeforeTheRunStartsItAborted() {
+        WorkerPool<Integer, String> pool = pool();
+        pool.abort();
+        CountingSource source = CountingSource.of(10);
+        try (Results<Integer, String> results = pool.run(source)) {
+            assertThatThrownBy(results::hasNext).isInstanceOf(PoolAborted.class);
+            assertThat(assertLedgerExact(results)).isEqualTo(new RunOutcome.Aborted<Integer>(List.of(), List.of(), List.of()));
+        }
+        assertThat(source.pulled()).isZero();
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-19: after the end, requestStop(), abort() and a second close() do nothing. */
+    @Test
+    void callsAfterTheEndDoNothing() {
+        WorkerPool<Integer, String> pool = pool();
+        Results<Integer, String> results = pool.run(List.of(1, 2));
+        try (results) {
+            assertThat(drain(results)).hasSize(2);
+            pool.requestStop();
+            pool.abort();
+            assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(false));
+        }
+        results.close();
+        pool.abort();
+        assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(false));
+        assertNoThreadsLeft(pool);
+    }
+}
