@@ -18,7 +18,8 @@ public interface Handler<T, R> {
      *
      * @param item the item
      * @return the result, delivered to the consumer of {@link Results}
-     * @throws Exception to fail this attempt; retried if it is one of the pool's retryable types
+     * @throws Exception to fail this attempt; retried if it is one of the pool's retryable types.
+     *     Anything else it throws (an {@code Error} too) also fails just this attempt
      */
     R handle(T item) throws Exception;
 }

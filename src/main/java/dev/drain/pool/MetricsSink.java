@@ -2,9 +2,12 @@ package dev.drain.pool;
 
 /**
  * Where a {@link WorkerPool} reports what happens, for observability. Best effort: the pool calls
- * it from many threads at once, and anything it throws is counted
- * ({@link PoolStats#metricsRaised()}) and otherwise ignored; it never breaks the pool. The events
- * are listed in {@code specs/worker-pool.md}.
+ * it from one thread of its own (the run's {@code metrics} thread), event by event in the order
+ * they happened, never from a worker or from the caller of {@code requestStop()} or
+ * {@code abort()}. Anything it throws is counted ({@link PoolStats#metricsRaised()}) and otherwise
+ * ignored, and nothing it does to its thread's interrupt status matters; only a
+ * {@link VirtualMachineError} ends the run. A sink much slower than the pool slows the pool. The
+ * events are listed in {@code specs/worker-pool.md} (WP-8).
  */
 @FunctionalInterface
 public interface MetricsSink {
@@ -13,7 +16,7 @@ public interface MetricsSink {
      *
      * @param event the event's name, for example {@code "attempt.failed"}
      * @param detail a short description, for example {@code "item=7 attempt=2 worker=1 cause=IOException"}
-     * @throws Exception freely: the pool counts it and carries on
+     * @throws Exception freely (an {@code Error} too): the pool counts it and carries on
      */
     void record(String event, String detail) throws Exception;
 }

@@ -228,7 +228,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         try {
             for (int attempt = 1; !held.settled; attempt++) {
                 ItemContext<T> context = new ItemContext<>(item, attempt, worker);
-                switch (supervisor.attempt(context, () -> held.failed(context.attempt(), stuck(context)))) {
+                switch (supervisor.attempt(context, () -> held.stuck(context))) {
                     case Supervisor.Attempted.Succeeded<R> s -> {
                         held.succeeded();
                         deliver(s.value());
@@ -255,13 +255,6 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             reporter.record("attempt.retry", () -> "item=" + Text.of(context.item()) + " next_attempt="
                     + (context.attempt() + 1));
         }
-    }
-
-    private StuckAttempt stuck(ItemContext<T> context) {
-        String message = context + ": the handler was still running after " + Supervisor.INTERRUPT_ROUNDS
-                + " rounds of interrupts, " + config.itemTimeout() + " apart";
-        reporter.record("attempt.stuck", () -> message);
-        return new StuckAttempt(message);
     }
 
     /** Hands a result to the consumer: an interrupt does not drop it (WP-12), only an abandoned run does. */
@@ -312,6 +305,14 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains
             reporter.record("item.failed", () -> "item=" + Text.of(item) + " attempts=" + attempts + " cause="
                     + Text.of(cause));
+        }
+
+        /** The attempt outlived every round and still runs: the item fails now (WP-4), then the event. */
+        void stuck(ItemContext<T> context) {
+            String message = context + ": the handler was still running after " + Supervisor.INTERRUPT_ROUNDS
+                    + " rounds of interrupts, " + config.itemTimeout() + " apart";
+            failed(context.attempt(), new StuckAttempt(message));
+            reporter.record("attempt.stuck", () -> message);
         }
 
         private void settle() {

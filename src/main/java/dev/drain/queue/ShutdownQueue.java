@@ -2,13 +2,11 @@ package dev.drain.queue;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -117,33 +115,12 @@ public class ShutdownQueue<T> {
      * Implementation notes.
      *
      * One lock guards all state, as in ArrayBlockingQueue, but instead of two shared conditions
-     * (notEmpty, notFull) every blocked get() or put() call is a Waiter: a node in a FIFO deque
-     * with its own Condition. The Waiter is asyncio's waiter future:
-     *
-     *   asyncio                                  here
-     *   self._getters.append(fut); await fut     getters.addLast(w); w.wakeup.await()
-     *   _wakeup_next: popleft, set_result        wakeNext: pollFirst, notified = true, signal
-     *   shutdown: resolve every future           shutdown: pop and signal every waiter
-     *   cancelled task removes its future        interrupted thread removes its Waiter
-     *
-     * Why not ArrayBlockingQueue's notEmpty.signal(): Python wakes exactly one waiter per item and
-     * removes it from the line *before* it runs ("in transit"). Those semantics are observable
-     * (waitingGetters(), the repr's _getters[n], and the in-transit cases C3-C5 of the reference
-     * notes), and a shared Condition cannot show who has been woken. With one Condition per
-     * waiter the code says directly what Python says, and shutdown can still wake everyone: it
-     * walks both deques and signals every node, which is the signalAll() of this design.
-     *
-     * Waiters that are woken do not get the item or the slot; they get the lock back and re-check,
-     * exactly like a woken asyncio task (gh-83055: FIFO is not guaranteed; barging is allowed). A
-     * woken waiter that is interrupted before it runs passes its wake-up on (Python's
-     * "if not self.empty() and not getter.cancelled(): self._wakeup_next(...)"), as the
-     * Condition.await contract also asks ("redirect the signal to another waiting thread").
-     *
-     * join() keeps asyncio's Event semantics. The Event is set exactly when the unfinished count
-     * is zero; instead of an Event we count how many times the count has come down to zero
-     * (zeroEpoch). A joiner notes the epoch and waits for it to change: it returns once the
-     * count has been zero at some moment after it started, even if a later put raised it again
-     * before the joiner ran (asyncio checks once; threading's queue.Queue would loop).
+     * (notEmpty, notFull) every blocked get() or put() call waits in a WaiterLine, on a Condition
+     * of its own: asyncio's waiter future, which lets the queue say who has been woken (the
+     * in-transit cases). The unfinished count and join() are a TaskCount: asyncio's
+     * _unfinished_tasks and _finished event, kept as an epoch of "the count reached zero". The
+     * three orders are a Storage. This class holds the state machine: OPEN, then SHUTDOWN
+     * (sticky), with an immediate shutdown's drain as an action, not a state, as in Python.
      *
      * Woken threads reacquire the lock in the order they were signalled (ReentrantLock's wait
      * queue is FIFO for threads already queued), which gives Python's resumption order after a
@@ -156,20 +133,6 @@ public class ShutdownQueue<T> {
      * items, and shutdown(true) returns the drained items. See specs/decisions/.
      */
 
-    /** One blocked get() or put() call: Python's waiter future. */
-    private static final class Waiter {
-        /** The thread making the call. */
-        final Thread thread = Thread.currentThread();
-        /** Signalled once, by whoever removes this waiter from its line. */
-        final Condition wakeup;
-        /** Set when this waiter is removed from its line and woken. */
-        boolean notified; // guarded by the queue's lock
-
-        Waiter(Condition wakeup) {
-            this.wakeup = wakeup;
-        }
-    }
-
     /** Main lock guarding all mutable state below. */
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -178,28 +141,17 @@ public class ShutdownQueue<T> {
     @GuardedBy("lock")
     private final Storage<T> items;
 
-    /** Blocked get() calls, longest-waiting first. CONDITION PREDICATE of each: notified. */
+    /** Blocked get() calls: woken for an item. */
     @GuardedBy("lock")
-    private final ArrayDeque<Waiter> getters = new ArrayDeque<>();
+    private final WaiterLine getters;
 
-    /** Blocked put() calls, longest-waiting first. CONDITION PREDICATE of each: notified. */
+    /** Blocked put() calls: woken for a free slot. */
     @GuardedBy("lock")
-    private final ArrayDeque<Waiter> putters = new ArrayDeque<>();
+    private final WaiterLine putters;
 
-    /** +1 per successful put, -1 per taskDone(), -1 per item an immediate shutdown drains (clamped at 0). */
+    /** The unfinished tasks, and the joiners waiting for them. */
     @GuardedBy("lock")
-    private int unfinishedTasks;
-
-    /** How many times unfinishedTasks has come down to zero: asyncio's {@code _finished.set()}. */
-    @GuardedBy("lock")
-    private long zeroEpoch;
-
-    /** CONDITION PREDICATE: countReachedZero (zeroEpoch has changed since the joiner started). */
-    private final Condition countReachedZero = lock.newCondition();
-
-    /** Joiners waiting for the current epoch to end; reset to zero when it ends (they are woken). */
-    @GuardedBy("lock")
-    private int joinWaiters;
+    private final TaskCount tasks = new TaskCount(lock);
 
     /** Set once by shutdown(); never cleared. */
     @GuardedBy("lock")
@@ -214,9 +166,12 @@ public class ShutdownQueue<T> {
         this(maxsize, new Storage.Fifo<>());
     }
 
+    @SuppressWarnings("GuardedBy") // a line calls its predicate only from park(), with the lock held
     private ShutdownQueue(int maxsize, Storage<T> items) {
         this.maxsize = maxsize;
         this.items = items;
+        this.getters = new WaiterLine(lock, this::hasItems);
+        this.putters = new WaiterLine(lock, this::hasRoom);
     }
 
     /**
@@ -288,7 +243,7 @@ public class ShutdownQueue<T> {
         try {
             while (isFull()) {
                 requireOpen();
-                park(putters, false, 0);
+                putters.park(false, 0);
             }
             // Python's put_nowait from here: shut down (before or while waiting) wins over room.
             requireOpen();
@@ -323,7 +278,7 @@ public class ShutdownQueue<T> {
                 if (nanos <= 0) {
                     throw new QueueFull();
                 }
-                nanos = park(putters, true, nanos);
+                nanos = putters.park(true, nanos);
             }
             requireOpen();
             addLocked(item);
@@ -373,7 +328,7 @@ public class ShutdownQueue<T> {
                 if (shutdown) {
                     throw new QueueShutDown();
                 }
-                park(getters, false, 0);
+                getters.park(false, 0);
             }
             return removeLocked();
         } finally {
@@ -410,7 +365,7 @@ public class ShutdownQueue<T> {
                 if (nanos <= 0) {
                     throw new QueueEmpty();
                 }
-                nanos = park(getters, true, nanos);
+                nanos = getters.park(true, nanos);
             }
             return removeLocked();
         } finally {
@@ -453,13 +408,7 @@ public class ShutdownQueue<T> {
     public void taskDone() {
         lock.lock();
         try {
-            if (unfinishedTasks <= 0) {
-                throw new IllegalStateException("taskDone() called too many times");
-            }
-            unfinishedTasks--;
-            if (unfinishedTasks == 0) {
-                countReachedZero();
-            }
+            tasks.done();
         } finally {
             lock.unlock();
         }
@@ -499,30 +448,7 @@ public class ShutdownQueue<T> {
     private boolean awaitCountReachedZero(boolean timed, long nanos) throws InterruptedException {
         lock.lockInterruptibly();
         try {
-            if (unfinishedTasks == 0) {
-                return true;
-            }
-            long epoch = zeroEpoch;
-            joinWaiters++;
-            try {
-                while (zeroEpoch == epoch) {
-                    if (!timed) {
-                        countReachedZero.await();
-                    } else if (nanos <= 0) {
-                        return false;
-                    } else {
-                        nanos = countReachedZero.awaitNanos(nanos);
-                    }
-                }
-            } finally {
-                if (zeroEpoch == epoch) {
-                    joinWaiters--; // leaving early: still counted in this epoch
-                }
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted after join() was released");
-            }
-            return true;
+            return tasks.awaitZero(timed, nanos);
         } finally {
             lock.unlock();
         }
@@ -570,8 +496,8 @@ public class ShutdownQueue<T> {
                 //    re-checks the queue when it runs. This is the signalAll() of
                 //    one-Condition-per-waiter. In a finally block, so that a throwing comparator
                 //    cannot strand a waiter.
-                wakeAll(getters);
-                wakeAll(putters);
+                getters.wakeAll();
+                putters.wakeAll();
             }
         } finally {
             lock.unlock();
@@ -624,7 +550,7 @@ public class ShutdownQueue<T> {
     public int unfinishedTasks() {
         lock.lock();
         try {
-            return unfinishedTasks;
+            return tasks.unfinished();
         } finally {
             lock.unlock();
         }
@@ -663,7 +589,7 @@ public class ShutdownQueue<T> {
     public int waitingJoiners() {
         lock.lock();
         try {
-            return joinWaiters;
+            return tasks.joiners();
         } finally {
             lock.unlock();
         }
@@ -678,29 +604,15 @@ public class ShutdownQueue<T> {
      */
     @Override
     public String toString() {
+        PythonRepr state;
         lock.lock();
         try {
-            StringBuilder s = new StringBuilder("<").append(items.pythonName());
-            s.append(" maxsize=").append(maxsize);
-            if (!items.isEmpty()) {
-                s.append(" _queue=").append(items.inStorageOrder());
-            }
-            if (!getters.isEmpty()) {
-                s.append(" _getters[").append(getters.size()).append(']');
-            }
-            if (!putters.isEmpty()) {
-                s.append(" _putters[").append(putters.size()).append(']');
-            }
-            if (unfinishedTasks != 0) {
-                s.append(" tasks=").append(unfinishedTasks);
-            }
-            if (shutdown) {
-                s.append(" shutdown");
-            }
-            return s.append('>').toString();
+            state = new PythonRepr(items.pythonName(), maxsize, items.inStorageOrder(), getters.size(), putters.size(),
+                    tasks.unfinished(), shutdown);
         } finally {
             lock.unlock();
         }
+        return state.toString(); // outside the lock: it calls the items' own toString
     }
 
     // ---- test seams (package-private) ----------------------------------------------------------
@@ -729,14 +641,7 @@ public class ShutdownQueue<T> {
     boolean isParkedInLine(Thread thread) {
         lock.lock();
         try {
-            for (ArrayDeque<Waiter> line : List.of(getters, putters)) {
-                for (Waiter waiter : line) {
-                    if (waiter.thread == thread && lock.hasWaiters(waiter.wakeup)) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return getters.isParked(thread) || putters.isParked(thread);
         } finally {
             lock.unlock();
         }
@@ -767,29 +672,44 @@ public class ShutdownQueue<T> {
         }
     }
 
-    /** Python's {@code put_nowait} after its checks: store, count, wake one getter. */
+    @GuardedBy("lock")
+    private boolean hasItems() {
+        return !items.isEmpty();
+    }
+
+    @GuardedBy("lock")
+    private boolean hasRoom() {
+        return !isFull();
+    }
+
+    /**
+     * Python's {@code put_nowait} after its checks: store, count, wake one getter. A priority
+     * queue's comparator that throws while storing leaves the item stored but not counted and
+     * nobody woken, as CPython's does (SQ-20).
+     */
     @GuardedBy("lock")
     private void addLocked(T item) {
         assert lock.isHeldByCurrentThread() && !shutdown && !isFull();
         items.add(item);
-        unfinishedTasks++;
-        wakeNext(getters);
+        tasks.added();
+        getters.wakeNext();
     }
 
-    /** The drain of an immediate shutdown. */
+    /**
+     * The drain of an immediate shutdown: one task less per item, clamped at zero, and
+     * {@code join()} released if nothing is outstanding. A comparator that throws stops the drain
+     * where it is, as in CPython: the items drained so far are gone and counted off, the one being
+     * taken is lost, and the rest stay queued (SQ-20).
+     */
     @GuardedBy("lock")
     private List<T> drainLocked() {
         assert lock.isHeldByCurrentThread() && shutdown;
         List<T> removed = new ArrayList<>(items.size());
         while (!items.isEmpty()) {
             removed.add(items.remove());
-            if (unfinishedTasks > 0) {
-                unfinishedTasks--;
-            }
+            tasks.drainedOne();
         }
-        if (unfinishedTasks == 0) {
-            countReachedZero();
-        }
+        tasks.releaseJoinersIfZero();
         return List.copyOf(removed);
     }
 
@@ -798,97 +718,8 @@ public class ShutdownQueue<T> {
     private T removeLocked() {
         assert lock.isHeldByCurrentThread() && !items.isEmpty();
         T item = items.remove();
-        wakeNext(putters);
+        putters.wakeNext();
         return item;
-    }
-
-    /** asyncio's {@code _finished.set()}: ends the current join epoch and wakes every joiner. */
-    @GuardedBy("lock")
-    private void countReachedZero() {
-        assert lock.isHeldByCurrentThread() && unfinishedTasks == 0;
-        zeroEpoch++;
-        joinWaiters = 0;
-        countReachedZero.signalAll(); // every joiner waits for the same outcome
-    }
-
-    /**
-     * Removes the longest-waiting waiter from {@code line} that is still waiting, if any, and wakes
-     * it. Waiters that have already stopped waiting (interrupted or timed out, and about to leave
-     * the line themselves) are removed and skipped, as asyncio's {@code _wakeup_next} skips
-     * futures that are done. An interrupt that has not reached its waiter yet is not visible here;
-     * that waiter is woken, and passes the wake-up on when it runs (see {@link #park}).
-     */
-    @GuardedBy("lock")
-    private void wakeNext(ArrayDeque<Waiter> line) {
-        if (line.isEmpty()) {
-            return; // the common case on the hot path: two index reads, not a poll of the array
-        }
-        for (Waiter next; (next = line.pollFirst()) != null; ) {
-            if (lock.hasWaiters(next.wakeup)) {
-                notify(next);
-                return;
-            }
-        }
-    }
-
-    @GuardedBy("lock")
-    private void wakeAll(ArrayDeque<Waiter> line) {
-        for (Waiter next; (next = line.pollFirst()) != null; ) {
-            notify(next);
-        }
-    }
-
-    @GuardedBy("lock")
-    private void notify(Waiter waiter) {
-        waiter.notified = true;
-        waiter.wakeup.signal();
-    }
-
-    /**
-     * Waits at the back of {@code line} until woken, for at most {@code nanos} if {@code timed}.
-     * Returns the time left (meaningless if not timed). On return the caller is out of the line
-     * either way, and re-checks the queue.
-     *
-     * <p>If interrupted, leaves the line and throws; if it had been woken already, it first passes
-     * the wake-up on to the next in line when what it was woken for is still there, so that no
-     * item or slot is stranded.
-     */
-    @GuardedBy("lock")
-    private long park(ArrayDeque<Waiter> line, boolean timed, long nanos) throws InterruptedException {
-        assert lock.isHeldByCurrentThread();
-        Waiter me = new Waiter(lock.newCondition());
-        line.addLast(me);
-        try {
-            while (!me.notified) { // await may return spuriously
-                if (!timed) {
-                    me.wakeup.await();
-                } else if (nanos <= 0) {
-                    line.remove(me); // timed out, still in line
-                    return 0;
-                } else {
-                    nanos = me.wakeup.awaitNanos(nanos);
-                }
-            }
-        } catch (InterruptedException e) {
-            leaveAfterInterrupt(line, me);
-            throw e;
-        }
-        if (Thread.interrupted()) {
-            // Woken, then interrupted before it ran: Python raises CancelledError here.
-            leaveAfterInterrupt(line, me);
-            throw new InterruptedException("interrupted after being woken");
-        }
-        return nanos;
-    }
-
-    @GuardedBy("lock")
-    @SuppressWarnings("ReferenceEquality") // which of the two lines: identity is the question
-    private void leaveAfterInterrupt(ArrayDeque<Waiter> line, Waiter me) {
-        if (!me.notified) {
-            line.remove(me);
-        } else if (line == getters ? !items.isEmpty() : !isFull()) {
-            wakeNext(line); // the item (or slot) it was woken for is still there: pass it on
-        }
     }
 
     private static long toNanos(Duration timeout) {

@@ -70,13 +70,18 @@ sealed interface Storage<T> permits Storage.Fifo, Storage.Lifo, Storage.Heap {
 
     /**
      * Smallest first: {@code asyncio.PriorityQueue}, a binary min-heap in a list that moves items
-     * exactly as Python's {@code heapq.heappush} and {@code heapq.heappop} do.
+     * exactly as CPython's {@code heapq.heappush} and {@code heapq.heappop} (its C accelerator) do.
      *
      * <p>Why not {@link java.util.PriorityQueue}: both are binary heaps, but {@code heappop} refills
      * the root differently (it walks the hole down to a leaf along the smaller children, then
      * sifts the last item up from there), so the two lay the same items out differently. Matching
      * heapq keeps the queue's {@code toString()} identical to Python's repr, and makes the order
      * of items that compare equal but are not the same object the order Python would give them.
+     *
+     * <p>Every move is a swap of two slots, as in CPython's {@code _heapqmodule.c}, and never a
+     * "hole" that is filled at the end: a comparator that throws in the middle of a sift then
+     * leaves the list a permutation of its items, laid out exactly as CPython leaves it (decision
+     * 0018, SQ-20).
      */
     final class Heap<T> implements Storage<T> {
         private final ArrayList<T> heap = new ArrayList<>();
@@ -90,12 +95,14 @@ sealed interface Storage<T> permits Storage.Fifo, Storage.Lifo, Storage.Heap {
         @Override public int size() { return heap.size(); }
         @Override public List<T> inStorageOrder() { return List.copyOf(heap); }
 
+        /** heappush: append, then sift the new item toward the root. */
         @Override
         public void add(T item) {
             heap.add(item);
-            moveTowardRoot(0, heap.size() - 1);
+            siftTowardRoot(0, heap.size() - 1);
         }
 
+        /** heappop: the last item takes the root's place, the root is returned, and the new root sifts down. */
         @Override
         public T remove() {
             if (heap.isEmpty()) {
@@ -105,9 +112,8 @@ sealed interface Storage<T> permits Storage.Fifo, Storage.Lifo, Storage.Heap {
             if (heap.isEmpty()) {
                 return last;
             }
-            T smallest = heap.get(0);
-            heap.set(0, last);
-            refillFrom(0);
+            T smallest = heap.set(0, last);
+            siftFromRoot(0); // if the comparator throws here, the smallest is lost, as in CPython
             return smallest;
         }
 
@@ -126,40 +132,38 @@ sealed interface Storage<T> permits Storage.Fifo, Storage.Lifo, Storage.Heap {
             return order.compare(a, b) < 0;
         }
 
-        /** Moves the item at {@code pos} up while it is strictly smaller than its parent, never above {@code top}. */
-        private void moveTowardRoot(int top, int pos) {
-            T item = heap.get(pos);
+        private void swap(int i, int j) {
+            heap.set(i, heap.set(j, heap.get(i)));
+        }
+
+        /** heapq's {@code _siftdown}: swaps the item at {@code pos} with its parent while it is strictly smaller, never above {@code top}. */
+        private void siftTowardRoot(int top, int pos) {
             while (pos > top) {
                 int parent = (pos - 1) >>> 1;
-                if (!less(item, heap.get(parent))) {
-                    break;
+                if (!less(heap.get(pos), heap.get(parent))) {
+                    return;
                 }
-                heap.set(pos, heap.get(parent));
+                swap(pos, parent);
                 pos = parent;
             }
-            heap.set(pos, item);
         }
 
         /**
-         * heapq's refill: move the hole at {@code start} down to a leaf, always promoting the
-         * smaller child (the right one when they tie), then let the displaced item rise back.
+         * heapq's {@code _siftup}: swaps the item at {@code start} with its smaller child (the right
+         * one when they tie) down to a leaf, then lets it rise back toward {@code start}.
          */
-        private void refillFrom(int start) {
+        private void siftFromRoot(int start) {
             int end = heap.size();
-            T item = heap.get(start);
             int pos = start;
-            int child = 2 * pos + 1;
-            while (child < end) {
+            for (int child = 2 * pos + 1; child < end; child = 2 * pos + 1) {
                 int right = child + 1;
                 if (right < end && !less(heap.get(child), heap.get(right))) {
                     child = right;
                 }
-                heap.set(pos, heap.get(child));
+                swap(pos, child);
                 pos = child;
-                child = 2 * pos + 1;
             }
-            heap.set(pos, item);
-            moveTowardRoot(start, pos);
+            siftTowardRoot(start, pos);
         }
     }
 }

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * (or {@code Double} if they have a fraction or exponent), and {@code null} becomes {@code null}.
  * The corpora are ours and small; a dependency would be more code to trust than this.
  */
-public final class JsonReader {
+final class JsonReader {
     private final String text;
     private int pos;
 
@@ -22,7 +22,7 @@ public final class JsonReader {
     }
 
     /** Parses one JSON value that makes up all of {@code text}. */
-    public static @Nullable Object parse(String text) {
+    static @Nullable Object parse(String text) {
         JsonReader reader = new JsonReader(text);
         Object value = reader.value();
         reader.skipSpace();

@@ -64,6 +64,34 @@ public final class JvmThreads {
             return threads().stream().filter(t -> t.name().startsWith(prefix)).toList();
         }
 
+        /**
+         * {@return the scopes named {@code name}, and every container inside them, as indented
+         * lines: each container's name, its owner, and its threads}, for example
+         * <pre>
+         *   tour (owned by main): tour-driver-1
+         *     tour-workers (owned by tour-driver-1): tour-worker-3
+         *       tour-attempt (owned by tour-worker-3): tour-attempt-4
+         * </pre>
+         */
+        public List<String> tree(String name) {
+            List<String> lines = new ArrayList<>();
+            containers.stream().filter(c -> c.name().equals(name)).forEach(root -> render(root, 0, lines));
+            return lines;
+        }
+
+        private void render(Container container, int depth, List<String> lines) {
+            String owner = container.owner() < 0 ? "" : " (owned by " + threadName(container.owner()) + ")";
+            lines.add("  ".repeat(depth) + container.name() + owner + ": "
+                    + String.join(", ", container.threads().stream().map(DumpedThread::name).toList()));
+            containers.stream().filter(c -> container.id().equals(c.parent()))
+                    .forEach(child -> render(child, depth + 1, lines));
+        }
+
+        private String threadName(long tid) {
+            return threads().stream().filter(t -> t.tid() == tid).map(DumpedThread::name).findFirst()
+                    .orElse("#" + tid);
+        }
+
         /** {@return the container with the full identity {@code id}} */
         public Optional<Container> byId(String id) {
             return containers.stream().filter(c -> c.id().equals(id)).findFirst();

@@ -3,7 +3,7 @@ package dev.drain.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.drain.support.Evidence;
-import dev.drain.report.JsonReader;
+import dev.drain.report.TestJson;
 import dev.drain.support.PropertyReport;
 import dev.drain.support.ThreadKind;
 import java.io.IOException;
@@ -40,7 +40,7 @@ class TraceReplayTest {
         static Corpus read(String name) {
             try {
                 Map<String, @Nullable Object> file = (Map<String, @Nullable Object>) Objects.requireNonNull(
-                        JsonReader.parse(Files.readString(CORPORA.resolve(name + ".json"))));
+                        TestJson.parse(Files.readString(CORPORA.resolve(name + ".json"))));
                 List<TraceReplayer.Scenario> scenarios =
                         ((List<Map<String, @Nullable Object>>) Objects.requireNonNull(file.get("scenarios")))
                                 .stream().map(TraceReplayer.Scenario::from).toList();

@@ -6,9 +6,11 @@ import dev.drain.pool.Results;
 import dev.drain.pool.WorkerPool;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
+import dev.drain.report.JvmThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
@@ -105,6 +107,42 @@ final class TourSnippets {
         } catch (PoolAborted aborted) {              // the end of an aborted run names what was left
             System.out.println("aborted; nothing left running: " + (doomed.liveThreads() == 0));
         }
+        // @end
+    }
+
+    /** The request a caller serves, bound around a run in the tour. */
+    static final ScopedValue<String> REQUEST_ID = ScopedValue.newInstance();
+
+    static void context() throws Exception {
+        // @start region="context"
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(
+                n -> REQUEST_ID.get() + " handled item " + n).name("tour").build();
+        ScopedValue.where(REQUEST_ID, "request-7").run(() -> {   // the caller binds its context...
+            try (Results<Integer, String> results = pool.run(List.of(1))) {
+                System.out.println(results.next());             // ...and the handler sees it: request-7 handled item 1
+            }
+        });
+        // @end
+    }
+
+    static void tree() throws Exception {
+        // @start region="tree"
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(n -> {
+            started.countDown();
+            finish.await();                  // hold the attempt open while we look
+            return "item " + n;
+        }).workers(1).name("tree").build();
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
+            started.await();
+            JvmThreads.dump().tree("tree").forEach(System.out::println); // the JSON thread dump, as a tree
+            finish.countDown();
+            results.forEachRemaining(result -> { });
+        }
+        // tree (owned by main): tree-driver-1             the run's scope: the caller's
+        //   tree-workers (owned by tree-driver-1): tree-worker-3       the driver's
+        //     tree-attempt (owned by tree-worker-3): tree-attempt-4    a worker's, one per attempt
         // @end
     }
 }

@@ -70,7 +70,7 @@ class TourSnippetsTest {
         Map<String, String> regions = regions();
         Map<String, String> blocks = readmeBlocks();
         assertThat(blocks.keySet()).as("README snippets").containsExactlyInAnyOrder("queue", "graceful",
-                "immediate", "pool", "stop");
+                "immediate", "pool", "stop", "context", "tree");
         List<String> stale = new ArrayList<>();
         blocks.forEach((name, code) -> {
             if (!code.equals(regions.get(name))) {
@@ -117,5 +117,22 @@ class TourSnippetsTest {
         assertThat(lines).hasSize(2);
         assertThat(lines.get(0)).startsWith("stopped normally after ");
         assertThat(lines.get(1)).isEqualTo("aborted; nothing left running: true");
+    }
+
+    /** WP-17, WP-9: a ScopedValue the caller binds around the run reaches the handler. */
+    @Test
+    void contextRegionRuns() throws Exception {
+        assertThat(printed(TourSnippets::context)).containsExactly("request-7 handled item 1");
+    }
+
+    /** WP-17: the thread dump shows the run's scopes as a tree under the calling thread. */
+    @Test
+    void treeRegionRuns() throws Exception {
+        String caller = Thread.currentThread().getName();
+        List<String> lines = printed(TourSnippets::tree);
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).isEqualTo("tree (owned by " + caller + "): tree-driver-1");
+        assertThat(lines.get(1)).startsWith("  tree-workers (owned by tree-driver-1): ").contains("tree-worker-3");
+        assertThat(lines.get(2)).isEqualTo("    tree-attempt (owned by tree-worker-3): tree-attempt-4");
     }
 }
