@@ -37,11 +37,10 @@ sealed interface Intake<T> permits QueueIntake, SentinelIntake {
 
     /**
      * The producer has no more items (its source ran out, or intake stopped). Called by the
-     * producer in a {@code finally} block, so every worker learns of the end on every path.
-     *
-     * @param cancelled whether the run is being cancelled (its workers are interrupted anyway)
+     * producer in a {@code finally} block, so every worker learns of the end on every path. After
+     * an {@link #abort()} it needs to do nothing: the workers are being cancelled anyway.
      */
-    void endOfInput(boolean cancelled);
+    void endOfInput();
 
     /** Graceful stop: accept no more items; workers drain what is queued, then end. Returns at once. */
     void stop();

@@ -40,7 +40,7 @@ final class QueueIntake<T> implements Intake<T> {
     }
 
     @Override
-    public void endOfInput(boolean cancelled) {
+    public void endOfInput() {
         queue.shutdown(); // no per-worker markers, no room needed, nothing to forget
     }
 

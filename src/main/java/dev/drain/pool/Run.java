@@ -172,7 +172,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             }
             return null;
         } finally {
-            intake.endOfInput(lifecycle.isCancelling());
+            intake.endOfInput();
             closeSource();
         }
     }

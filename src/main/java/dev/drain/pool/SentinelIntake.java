@@ -36,6 +36,8 @@ final class SentinelIntake<T> implements Intake<T> {
     private final int workers;
     /** Set by stop() or abort(), read by the producer before each put. */
     private volatile boolean stopped;
+    /** Set by abort(): the workers are being cancelled, so no markers are pushed. */
+    private volatile boolean aborted;
 
     SentinelIntake(int capacity, int workers) {
         this.queue = new ArrayBlockingQueue<>(capacity);
@@ -60,16 +62,17 @@ final class SentinelIntake<T> implements Intake<T> {
     }
 
     @Override
-    public void endOfInput(boolean cancelled) {
-        if (cancelled) {
-            return; // the workers are being interrupted; markers could only fill the queue
-        }
-        try {
-            for (int i = 0; i < workers; i++) {
-                queue.put(new Stop<>()); // needs room: waits for the workers to drain
+    public void endOfInput() {
+        for (int i = 0; i < workers; i++) {
+            while (!aborted) {
+                try {
+                    queue.put(new Stop<>()); // needs room: waits for the workers to drain
+                    break;
+                } catch (InterruptedException e) {
+                    // woken: an abort means the workers are being interrupted and need no marker;
+                    // anything else does not excuse a missing marker, which would strand a worker
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // cancelled while pushing: the workers are interrupted too
         }
     }
 
@@ -80,7 +83,8 @@ final class SentinelIntake<T> implements Intake<T> {
 
     @Override
     public List<T> abort() {
-        stopped = true; // the pool drops any item taken from now on (Run.work checks its abort flag)
+        stopped = true;
+        aborted = true; // the pool drops any item taken from now on (Run.work looks at the run's phase)
         List<Slot<T>> slots = new ArrayList<>();
         queue.drainTo(slots); // the producer may still add one more item after this
         List<T> dropped = new ArrayList<>();

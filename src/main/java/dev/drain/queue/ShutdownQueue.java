@@ -166,12 +166,22 @@ public class ShutdownQueue<T> {
         this(maxsize, new Storage.Fifo<>());
     }
 
-    @SuppressWarnings("GuardedBy") // a line calls its predicate only from park(), with the lock held
+    @SuppressWarnings("GuardedBy") // a line asks what it is woken for only from park(), with the lock held
     private ShutdownQueue(int maxsize, Storage<T> items) {
         this.maxsize = maxsize;
         this.items = items;
-        this.getters = new WaiterLine(lock, this::hasItems);
-        this.putters = new WaiterLine(lock, this::hasRoom);
+        this.getters = new WaiterLine(lock) {
+            @Override
+            boolean wokenForIsThere() {
+                return !ShutdownQueue.this.items.isEmpty(); // an item
+            }
+        };
+        this.putters = new WaiterLine(lock) {
+            @Override
+            boolean wokenForIsThere() {
+                return !isFull(); // a free slot
+            }
+        };
     }
 
     /**
@@ -670,16 +680,6 @@ public class ShutdownQueue<T> {
         if (shutdown) {
             throw new QueueShutDown();
         }
-    }
-
-    @GuardedBy("lock")
-    private boolean hasItems() {
-        return !items.isEmpty();
-    }
-
-    @GuardedBy("lock")
-    private boolean hasRoom() {
-        return !isFull();
     }
 
     /**

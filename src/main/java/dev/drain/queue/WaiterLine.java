@@ -3,7 +3,6 @@ package dev.drain.queue;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 
 /**
  * One line of blocked calls of a {@link ShutdownQueue}, its getters or its putters: Python's
@@ -31,9 +30,10 @@ import java.util.function.BooleanSupplier;
  * {@code if not self.empty() and not getter.cancelled(): self._wakeup_next(...)}), as the
  * {@code Condition.await} contract asks ("redirect the signal to another waiting thread").
  *
- * <p>Not thread-safe by itself: every method is called with the queue's lock held.
+ * <p>Not thread-safe by itself: every method is called with the queue's lock held. The queue
+ * makes one line of each kind, saying what its waiters are woken for ({@link #wokenForIsThere()}).
  */
-final class WaiterLine {
+abstract class WaiterLine {
 
     /** One blocked get() or put() call: Python's waiter future. */
     private static final class Waiter {
@@ -51,15 +51,15 @@ final class WaiterLine {
 
     /** The queue's lock, which guards this line. */
     private final ReentrantLock lock;
-    /** Whether what a waiter of this line is woken for (an item, or a slot) is there now. */
-    private final BooleanSupplier wokenForIsThere;
     /** Blocked calls, longest-waiting first; guarded by the queue's lock. */
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
 
-    WaiterLine(ReentrantLock lock, BooleanSupplier wokenForIsThere) {
+    WaiterLine(ReentrantLock lock) {
         this.lock = lock;
-        this.wokenForIsThere = wokenForIsThere;
     }
+
+    /** {@return whether what a waiter of this line is woken for (an item, or a free slot) is there now} */
+    abstract boolean wokenForIsThere();
 
     /** {@return how many calls wait in line; a woken call that has not run yet is no longer in it} */
     int size() {
@@ -139,7 +139,7 @@ final class WaiterLine {
     private void leaveAfterInterrupt(Waiter me) {
         if (!me.woken) {
             waiters.remove(me);
-        } else if (wokenForIsThere.getAsBoolean()) {
+        } else if (wokenForIsThere()) {
             wakeNext(); // the item (or slot) it was woken for is still there: pass it on
         }
     }

@@ -24,7 +24,13 @@ import org.jspecify.annotations.Nullable;
 public final class JvmThreads {
     private JvmThreads() {}
 
-    /** One thread of the dump. */
+    /**
+     * One thread of the dump.
+     *
+     * @param tid its thread id
+     * @param name its name (empty for an unnamed virtual thread)
+     * @param virtual whether it is a virtual thread
+     */
     public record DumpedThread(long tid, String name, boolean virtual) {}
 
     /**
@@ -59,7 +65,11 @@ public final class JvmThreads {
             return containers.stream().flatMap(c -> c.threads().stream()).toList();
         }
 
-        /** {@return the threads whose name starts with {@code prefix}} */
+        /**
+         * {@return the threads whose name starts with {@code prefix}}
+         *
+         * @param prefix the start of the names
+         */
         public List<DumpedThread> threadsNamed(String prefix) {
             return threads().stream().filter(t -> t.name().startsWith(prefix)).toList();
         }
@@ -72,6 +82,8 @@ public final class JvmThreads {
          *     tour-workers (owned by tour-driver-1): tour-worker-3
          *       tour-attempt (owned by tour-worker-3): tour-attempt-4
          * </pre>
+         *
+         * @param name the scope's name (a pool's name, for a pool's run)
          */
         public List<String> tree(String name) {
             List<String> lines = new ArrayList<>();
@@ -92,7 +104,11 @@ public final class JvmThreads {
                     .orElse("#" + tid);
         }
 
-        /** {@return the container with the full identity {@code id}} */
+        /**
+         * {@return the container with the full identity {@code id}}
+         *
+         * @param id the identity, as a container's {@code parent} names it
+         */
         public Optional<Container> byId(String id) {
             return containers.stream().filter(c -> c.id().equals(id)).findFirst();
         }
@@ -100,6 +116,8 @@ public final class JvmThreads {
         /**
          * {@return the containers from the one holding the first thread named {@code prefix…} up to
          * the root, innermost first; empty if there is no such thread}
+         *
+         * @param threadPrefix the start of the thread's name
          */
         public List<Container> chainOf(String threadPrefix) {
             List<Container> chain = new ArrayList<>();
@@ -131,7 +149,11 @@ public final class JvmThreads {
         }
     }
 
-    /** {@return the snapshot a JSON thread dump's text describes} */
+    /**
+     * {@return the snapshot a JSON thread dump's text describes}
+     *
+     * @param json the text of a dump in JDK 25's JSON format
+     */
     public static Snapshot parse(String json) {
         List<Container> containers = new ArrayList<>();
         Object dump = field(JsonReader.parse(json), "threadDump");
