@@ -9,6 +9,14 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                         Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
                         @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads) {
 
+    /** {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink} */
+    String describe() {
+        String retries = retryable.isEmpty() || maxRetries == 0 ? "none"
+                : retryable.stream().map(Class::getSimpleName).toList() + " x" + maxRetries;
+        return "workers=" + workers + ", queueSize=" + queueSize + ", itemTimeout=" + itemTimeout + ", retries="
+                + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes");
+    }
+
     /** {@return whether an attempt that threw {@code cause} may be retried} */
     boolean isRetryable(Throwable cause) {
         for (Class<? extends Exception> type : retryable) {

@@ -197,6 +197,14 @@ public final class WorkerPool<T, R> {
         return config.threads().running();
     }
 
+    /**
+     * {@return the pool's settings in one line}, for example {@code workers=2, queueSize=2,
+     * itemTimeout=PT0.1S, retries=[TimeoutException] x1, intake=SHUTDOWN_QUEUE, metrics=yes}
+     */
+    public String settings() {
+        return config.describe();
+    }
+
     /** {@return the pool's name, the prefix of its threads' names} */
     public String name() {
         return config.name();
@@ -204,8 +212,7 @@ public final class WorkerPool<T, R> {
 
     @Override
     public String toString() {
-        return "WorkerPool[" + config.name() + ", workers=" + config.workers() + ", queueSize=" + config.queueSize()
-                + ", itemTimeout=" + config.itemTimeout() + ", intake=" + config.intake() + ", " + lifecycle.phase() + "]";
+        return "WorkerPool[" + config.name() + ", " + config.describe() + ", " + lifecycle.phase() + "]";
     }
 
     /**

@@ -15,23 +15,32 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The contract's cases (the eight of {@code worker-pool-contract.md}, then abandon, abort and
- * caller-interrupted), each a small program that runs a {@link WorkerPool} and checks what it
- * promised. Every case is deterministic: where timing would decide an outcome, a latch decides it.
+ * The contract's cases, each a small program that runs a {@link WorkerPool} and checks what it
+ * promised: the eight of the contract (happy, retry, timeout-retry, stubborn, permanent-failures,
+ * request-stop, metrics-failing, context-isolation), then abandon, abort and caller-interrupted,
+ * and leaky-handler, which shows that the leak check sees a leak the pool cannot prevent. The list
+ * and what each case shows is {@code specs/contract-report.md}. Every case is deterministic: where
+ * timing would decide an outcome, a latch decides it.
  */
 final class Cases {
     private Cases() {}
@@ -49,7 +58,8 @@ final class Cases {
             new Case("retry", "retryable failures succeed within maxRetries", Cases::retry),
             new Case("timeout-retry", "a first attempt outlives itemTimeout; TimeoutException is retryable",
                     Cases::timeoutRetry),
-            new Case("stubborn", "a handler swallows the first interrupt; the second stops it", Cases::stubborn),
+            new Case("stubborn", "handlers swallow 1, 2, and every interrupt: stopped at rounds 2 and 3, and stuck",
+                    Cases::stubborn),
             new Case("permanent-failures", "failures stop intake, the queue drains, one PoolFailure",
                     Cases::permanentFailures),
             new Case("request-stop", "requestStop() twice, from two threads, mid-stream", Cases::requestStop),
@@ -58,7 +68,9 @@ final class Cases {
             new Case("abandon", "the consumer closes the results early", Cases::abandon),
             new Case("abort", "the emergency path: drop, cancel, report", Cases::abort),
             new Case("caller-interrupted", "the thread iterating the results is interrupted",
-                    Cases::callerInterrupted));
+                    Cases::callerInterrupted),
+            new Case("leaky-handler", "a handler leaves a thread of its own running: the JVM-wide count sees it",
+                    Cases::leakyHandler));
 
     // ---- the cases -----------------------------------------------------------------------------------
 
@@ -132,28 +144,79 @@ final class Cases {
         return trial.result();
     }
 
-    /** Item 0 swallows the first interrupt and gives up at the second; item 1 is fine. */
+    /**
+     * Four items in flight at once: item 0 swallows one interrupt (the second round stops it), item
+     * 1 swallows two (the third round stops it), item 2 swallows every one (after the third round it
+     * is reported stuck, and the sink, hearing of it, lets it go), item 3 is fine.
+     */
     static CaseResult stubborn(WorkerPool.IntakeKind intake) {
-        Trial trial = new Trial("stubborn", intake, 2, 2);
+        Trial trial = new Trial("stubborn", intake, 2, 4);
+        CountDownLatch letGo = new CountDownLatch(1);
+        Map<Integer, String> rounds = new ConcurrentSkipListMap<>();
+        MetricsSink sink = (event, detail) -> {
+            Matcher escalated = Pattern.compile("item=(\\d+) .* round=(\\d+)").matcher(detail);
+            if (event.equals("attempt.escalated") && escalated.find()) {
+                rounds.put(Integer.valueOf(escalated.group(1)), "round " + escalated.group(2));
+            } else if (event.equals("attempt.stuck")) {
+                rounds.put(2, "stuck after round 3");
+                letGo.countDown(); // the pool reported it while it still ran; now it may return
+            }
+        };
         WorkerPool<Integer, Integer> pool = trial.pool(item -> {
-            if (item == 0) {
+            if (item == 3) {
+                return item;
+            }
+            for (int swallowed = 0; ; ) {
                 try {
-                    new CountDownLatch(1).await();
-                } catch (InterruptedException swallowed) {
-                    new CountDownLatch(1).await(); // carries on as if nothing happened: the second interrupt ends it
+                    if (item == 2 && swallowed == 3) {
+                        await(letGo);
+                        return item;
+                    }
+                    new CountDownLatch(1).await(); // only an interrupt ends this wait
+                } catch (InterruptedException e) {
+                    if (++swallowed > item + 1 && item < 2) {
+                        throw e; // item 0 gives up at the 2nd interrupt, item 1 at the 3rd
+                    }
                 }
             }
-            return item;
-        }).itemTimeout(TIMEOUT).build();
+        }).itemTimeout(TIMEOUT).metrics(sink).build();
         long start = System.nanoTime();
-        trial.consume(pool, range(2), result -> { });
+        trial.consume(pool, range(4), result -> { });
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        trial.expect(trial.failedItems().equals(List.of(0)) && trial.failureCauses().equals(List.of("TimeoutException")),
-                "item 0 fails with TimeoutException");
-        trial.expect(trial.stats().escalations() == 1, "one escalated interrupt");
+        trial.expect(trial.failedItems().equals(List.of(0, 1, 2)) && trial.failureCauses()
+                .equals(List.of("TimeoutException", "TimeoutException", "StuckAttempt")),
+                "items 0 and 1 fail with TimeoutException, item 2 with StuckAttempt");
+        trial.expect(trial.stats().escalations() == 1 + 2 + 2, "escalated interrupts: 1 for item 0, 2 each for items 1 and 2");
         trial.expect(took.compareTo(TIMEOUT.multipliedBy(4).plusSeconds(2)) < 0, "stopped in bounded time");
-        trial.expect(trial.results.equals(List.of(1)), "item 1 still succeeds");
+        trial.expect(trial.results.equals(List.of(3)), "item 3 still succeeds");
+        trial.expect(rounds.equals(Map.of(0, "round 2", 1, "round 3", 2, "stuck after round 3")),
+                "item 0 stopped by round 2 of interrupts, item 1 by round 3, item 2 stuck after round 3");
+        trial.note("interrupt rounds " + rounds);
         return trial.result();
+    }
+
+    /**
+     * A handler that starts a thread of its own and leaves it running: a leak no pool can prevent.
+     * The case expects the JVM-wide count to see exactly that one thread, then lets it end.
+     */
+    static CaseResult leakyHandler(WorkerPool.IntakeKind intake) {
+        Trial trial = new Trial("leaky-handler", intake, 2, 2);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> leaked = new CopyOnWriteArrayList<>();
+        WorkerPool<Integer, Integer> pool = trial.pool(item -> {
+            if (item == 0) {
+                leaked.add(Thread.ofVirtual().name("leaked-by-a-handler").start(() -> await(release)));
+            }
+            return item;
+        }).build();
+        trial.consume(pool, range(3), result -> { });
+        trial.expect(trial.resultSet().equals(Set.of(0, 1, 2)), "every item succeeds");
+        trial.expect(pool.liveThreads() == 0, "the pool's own count sees nothing: the thread is not the pool's");
+        trial.expectLeaks(1);
+        CaseResult result = trial.result(); // counted while the leaked thread still runs
+        release.countDown();
+        leaked.forEach(Waiting::join);
+        return result;
     }
 
     /** An endless source; item 3 fails outright, item 4 exhausts its retries: intake stops, the rest drains. */
@@ -239,7 +302,7 @@ final class Cases {
         run.close();
         trial.ended(pool, run);
         trial.expect(trial.outcome instanceof RunOutcome.Abandoned<Integer> a && !a.interrupted(), "the run is abandoned");
-        trial.expect(trial.taskDelta == 0, "close() returned only after every thread finished");
+        trial.expect(pool.liveThreads() == 0, "close() returned only after every thread of the run finished");
         return trial.result();
     }
 
@@ -276,13 +339,15 @@ final class Cases {
         CountDownLatch inFlight = new CountDownLatch(2);
         WorkerPool<Integer, Integer> pool = trial.blockedUntilInterrupted(inFlight);
         AtomicReference<String> seen = new AtomicReference<>("nothing");
+        AtomicInteger liveWhenCancelled = new AtomicInteger(-1);
         Thread consumer = Thread.ofVirtual().start(() -> {
             try (Results<Integer, Integer> run = pool.run(new CountingSource(Integer.MAX_VALUE))) {
                 try {
                     seen.set("hasNext returned " + run.hasNext());
                 } catch (CancellationException e) {
                     seen.set(Thread.currentThread().isInterrupted() ? "cancelled, still interrupted" : "cancelled");
-                    trial.ended(pool, run); // hasNext threw only once every thread had finished
+                    liveWhenCancelled.set(pool.liveThreads()); // hasNext threw only once every thread had finished
+                    trial.ended(pool, run);
                 }
             }
         });
@@ -293,7 +358,7 @@ final class Cases {
         trial.expect(seen.get().equals("cancelled, still interrupted"),
                 "the consumer gets CancellationException and keeps its interrupt status");
         trial.expect(trial.outcome instanceof RunOutcome.Abandoned<Integer> a && a.interrupted(), "the run is abandoned");
-        trial.expect(trial.taskDelta == 0, "every thread finished before hasNext threw");
+        trial.expect(liveWhenCancelled.get() == 0, "every thread of the run finished before hasNext threw");
         return trial.result();
     }
 

@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
  * usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json]
  *   --case NAME     run one case (happy, retry, timeout-retry, stubborn, permanent-failures,
  *                   request-stop, metrics-failing, context-isolation, abandon, abort,
- *                   caller-interrupted)
+ *                   caller-interrupted, leaky-handler)
  *   --intake KIND   run on one intake only
  *   --json          print the JSON instead of the tables
  * </pre>
@@ -46,14 +46,15 @@ public final class ContractReport {
             new Point("WP-2", "Exactly once", "", List.of("happy", "permanent-failures", "request-stop", "abort"),
                     CaseResult::passed),
             new Point("WP-3", "Per-item timeout", "", List.of("timeout-retry", "stubborn"), CaseResult::passed),
-            new Point("WP-4", "Escalating cancellation", "", List.of("stubborn", "abandon"), CaseResult::passed),
+            new Point("WP-4", "Escalating cancellation", "", List.of("stubborn"), CaseResult::passed),
             new Point("WP-5", "Retry policy", "", List.of("retry", "timeout-retry"), CaseResult::passed),
             new Point("WP-6", "Permanent failures", "", List.of("permanent-failures"), CaseResult::passed),
             new Point("WP-7", "requestStop()", "", List.of("request-stop"), CaseResult::passed),
             new Point("WP-8", "The metrics sink may fail", "", List.of("metrics-failing"), CaseResult::passed),
             new Point("WP-9", "Context isolation", "context-isolation; ctx_ok in every case", EVERY_CASE,
                     r -> r.contextOk() && (!r.name().equals("context-isolation") || r.passed())),
-            new Point("WP-10", "No leaks", "every case: task_delta = 0", EVERY_CASE, r -> r.taskDelta() == 0));
+            new Point("WP-10", "No leaks", "every case: task_delta as expected (0; 1 where a handler leaks on purpose)",
+                    EVERY_CASE, CaseResult::taskDeltaOk));
 
     /** What the command line asked for. */
     private record Options(List<Cases.Case> cases, List<WorkerPool.IntakeKind> intakes, boolean json) {}
@@ -81,14 +82,16 @@ public final class ContractReport {
             return 2;
         }
         Style style = Style.detect(err);
+        Provenance provenance = Provenance.now();
+        JvmThreads.warmUp(); // so that task_delta moves only when a thread is started or left running
         List<CaseResult> results = runCases(options, style);
         List<String> apiProblems = ApiScan.problems(ApiScan.PACKAGES);
-        Map<String, Object> json = json(results, apiProblems);
+        Map<String, Object> json = json(provenance, results, apiProblems);
         write(Path.of("target", "contract-report.json"), Json.write(json));
         if (options.json()) {
             out.print(Json.write(json));
         } else {
-            print(out, style, results, apiProblems);
+            print(out, style, provenance, results, apiProblems);
         }
         boolean allHold = pointResults(results, apiProblems).values().stream()
                 .allMatch(verdict -> verdict.equals("holds") || verdict.equals("not run"));
@@ -149,7 +152,7 @@ public final class ContractReport {
             return c.program().apply(intake);
         } catch (RuntimeException e) {
             return new CaseResult(c.name(), intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "queue" : "sentinel",
-                    0, "-", "-", 0, 0, "the case failed", String.valueOf(e), false, 0, -1,
+                    "", List.of(), "-", Map.of(), 0, 0, "the case failed", String.valueOf(e), false, 0, -1, 0,
                     List.of("the case ran to its end"), (System.nanoTime() - start) / 1_000_000);
         }
     }
@@ -176,20 +179,32 @@ public final class ContractReport {
                 .collect(Collectors.joining(", "));
     }
 
-    private static void print(PrintStream out, Style style, List<CaseResult> results, List<String> apiProblems) {
-        out.println(style.bold("drain: the worker-pool contract, case by case") + "  (JDK " + Runtime.version().feature()
-                + ", " + Runtime.getRuntime().availableProcessors() + " cores)");
+    private static void print(PrintStream out, Style style, Provenance provenance, List<CaseResult> results,
+                              List<String> apiProblems) {
+        out.println(style.bold("drain: the worker-pool contract, case by case"));
+        out.println("commit " + provenance.source() + ", " + provenance.date() + ", JDK " + Runtime.version().feature()
+                + ", " + provenance.cores() + " cores");
         out.println();
-        String row = "%-18s %-8s %-12s %-11s %-8s %-24s %-6s %-14s %-10s %s%n";
-        out.print(style.bold(String.format(row, "case", "intake", "results", "attempts", "max_lead", "outcome",
-                "ctx_ok", "metrics_raised", "task_delta", "")));
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("case", "intake", "results", "attempts", "max_lead", "lead_ok", "outcome", "ctx_ok",
+                "metrics_raised", "task_delta", ""));
         for (CaseResult r : results) {
-            String resultsText = r.results() + (r.order().equals("-") ? "" : " " + r.order());
-            out.printf(row, r.name(), r.intake(), resultsText, r.attempts(),
-                    r.maxLead() + "/" + r.leadBound() + (r.leadOk() ? "" : "!"), r.outcome(),
-                    r.contextOk() ? "yes" : "NO", r.metricsRaised(), r.taskDelta(),
-                    r.passed() ? style.pass("✓") : style.fail("✗ " + String.join("; ", r.failedChecks())));
+            rows.add(List.of(r.name(), r.intake(), r.resultsText() + (r.order().equals("-") ? "" : " (" + r.order() + ")"),
+                    r.attemptsText(), r.maxLead() + "/" + r.leadBound(), r.leadOk() ? "yes" : "NO", r.outcome(),
+                    r.contextOk() ? "yes" : "NO", String.valueOf(r.metricsRaised()),
+                    r.taskDelta() + (r.expectedTaskDelta() == 0 ? "" : " (expected)"),
+                    r.passed() ? style.pass("✓") : style.fail("✗ " + String.join("; ", r.failedChecks()))));
         }
+        List<String> lines = Table.render(rows);
+        out.println(style.bold(lines.getFirst()));
+        lines.subList(1, lines.size()).forEach(out::println);
+        out.println();
+        out.println(style.bold("Each case's pool"));
+        Map<String, String> settings = new LinkedHashMap<>();
+        results.forEach(r -> settings.putIfAbsent(r.name(), r.settings().replaceAll(", intake=[A-Z_]+", "")));
+        Map<String, String> shows = new LinkedHashMap<>();
+        Cases.ALL.forEach(c -> shows.put(c.name(), c.shows()));
+        settings.forEach((name, pool) -> out.println("  " + name + ": " + shows.getOrDefault(name, "") + ". " + pool));
         List<String> details = new ArrayList<>();
         for (CaseResult r : results) {
             if (!r.outcomeDetail().isEmpty()) {
@@ -216,17 +231,17 @@ public final class ContractReport {
                 "ApiScan of every public signature; -Xlint:all -Werror, Error Prone, NullAway at build");
         out.println();
         out.println("A failed or aborted outcome is what those cases expect; ✓ means every check of the case held.");
-        out.println("Data: target/contract-report.json. Clauses, and the checks behind each case: specs/worker-pool.md.");
+        out.println("task_delta counts every live thread of the JVM (a JSON thread dump, virtual threads included), after");
+        out.println("the case minus before; leaky-handler's 1 is the leak it makes on purpose, which the count must see.");
+        out.println("Data: target/contract-report.json. Clauses: specs/worker-pool.md; the cases: specs/contract-report.md.");
     }
 
     private static String mark(Style style, String verdict) {
         return verdict.startsWith("holds") ? style.pass("✓") : verdict.equals("not run") ? "·" : style.fail("✗ " + verdict);
     }
 
-    private static Map<String, Object> json(List<CaseResult> results, List<String> apiProblems) {
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("jdk", Runtime.version().toString());
-        json.put("cores", Runtime.getRuntime().availableProcessors());
+    private static Map<String, Object> json(Provenance provenance, List<CaseResult> results, List<String> apiProblems) {
+        Map<String, Object> json = new LinkedHashMap<>(provenance.toJson());
         json.put("cases", results.stream().map(CaseResult::toJson).toList());
         List<Map<String, Object>> points = new ArrayList<>();
         Map<String, String> verdicts = pointResults(results, apiProblems);

@@ -6,10 +6,19 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,9 +26,15 @@ import org.jspecify.annotations.Nullable;
  * they run in: a JSON thread dump ({@code HotSpotDiagnosticMXBean.dumpThreads}), the same data
  * as {@code jcmd <pid> Thread.dump_to_file -format=json}. Unlike
  * {@code Thread.getAllStackTraces()}, it lists virtual threads, and it shows each
- * {@code StructuredTaskScope} as a container with its owner and its parent. This is drain's
- * {@code asyncio.all_tasks()}: the leak checks count every thread of the JVM before and after a
- * run, and never rely on the pool's own count.
+ * {@code StructuredTaskScope} as a container with its owner and its parent.
+ *
+ * <p>This is drain's {@code asyncio.all_tasks()}: the leak checks count {@link Snapshot#tasks()}
+ * before and after a run, and never rely on the pool's own count. {@code all_tasks()} counts every
+ * task of the loop but not the loop; {@code tasks()} counts every thread of the JVM but the
+ * carriers of the virtual-thread scheduler (the JDK's loop, whose number follows the load) and
+ * the thread that took the dump. The JDK starts some threads of its own lazily, the first time a
+ * virtual thread does socket I/O, for example; {@link #warmUp()} starts them, so that a count
+ * taken after it moves only when someone starts or ends a thread.
  */
 public final class JvmThreads {
     private JvmThreads() {}
@@ -30,8 +45,10 @@ public final class JvmThreads {
      * @param tid its thread id
      * @param name its name (empty for an unnamed virtual thread)
      * @param virtual whether it is a virtual thread
+     * @param carrier for a virtual thread mounted when the dump was taken, the id of the platform
+     *     thread it ran on; otherwise -1
      */
-    public record DumpedThread(long tid, String name, boolean virtual) {}
+    public record DumpedThread(long tid, String name, boolean virtual, long carrier) {}
 
     /**
      * One thread container: the root, an executor, or a scope.
@@ -58,6 +75,21 @@ public final class JvmThreads {
         /** Copies the list. */
         public Snapshot {
             containers = List.copyOf(containers);
+        }
+
+        /**
+         * {@return the threads the leak checks count: every thread of the JVM, virtual ones
+         * included, but the virtual-thread scheduler's carriers and the thread that took the dump}
+         */
+        public List<DumpedThread> tasks() {
+            List<DumpedThread> all = threads();
+            Set<Long> carriers = new HashSet<>();
+            all.stream().filter(t -> t.carrier() >= 0).forEach(t -> carriers.add(t.carrier()));
+            Set<String> carrierPools = new HashSet<>();
+            containers.stream().filter(c -> c.threads().stream().anyMatch(t -> carriers.contains(t.tid())))
+                    .forEach(c -> carrierPools.add(c.id()));
+            return containers.stream().filter(c -> !carrierPools.contains(c.id()))
+                    .flatMap(c -> c.threads().stream()).filter(t -> !t.name().equals(DUMPER)).toList();
         }
 
         /** {@return every thread of the JVM in this dump} */
@@ -132,8 +164,43 @@ public final class JvmThreads {
         }
     }
 
-    /** {@return a fresh dump of every thread of this JVM} */
+    /** The name of the virtual thread that takes each dump. */
+    private static final String DUMPER = "drain-thread-dump";
+
+    /**
+     * {@return a fresh dump of every thread of this JVM} It is taken on a virtual thread of its
+     * own, mounted while it dumps, which shows which threads are the scheduler's carriers; the
+     * caller's interrupt status is kept, and does not cut the dump short.
+     */
     public static Snapshot dump() {
+        AtomicReference<@Nullable Snapshot> taken = new AtomicReference<>();
+        AtomicReference<@Nullable RuntimeException> failed = new AtomicReference<>();
+        Thread dumper = Thread.ofVirtual().name(DUMPER).start(() -> {
+            try {
+                taken.set(dumpHere());
+            } catch (RuntimeException e) {
+                failed.set(e);
+            }
+        });
+        boolean interrupted = false;
+        while (dumper.isAlive()) {
+            try {
+                dumper.join();
+            } catch (InterruptedException e) {
+                interrupted = true; // a dump takes milliseconds: finish it, then keep the interrupt
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        RuntimeException failure = failed.get();
+        if (failure != null) {
+            throw failure;
+        }
+        return Objects.requireNonNull(taken.get(), "the dumping thread ended without a dump");
+    }
+
+    private static Snapshot dumpHere() {
         try {
             Path file = Files.createTempFile("drain-threads", ".json");
             Files.delete(file); // dumpThreads refuses to overwrite
@@ -147,6 +214,40 @@ public final class JvmThreads {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Whether {@link #warmUp()} has run; written once. */
+    private static volatile boolean warm;
+
+    /**
+     * Starts the threads the JDK starts lazily, once: a virtual thread that parks with a timeout
+     * and does socket I/O on loopback (which starts the I/O pollers for virtual threads). After
+     * it, a count of {@link Snapshot#tasks()} changes only when a thread starts or ends.
+     */
+    public static synchronized void warmUp() {
+        if (warm) {
+            return;
+        }
+        Thread warming = Thread.ofVirtual().name("drain-warm-up").start(() -> {
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                 Socket client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                 Socket accepted = server.accept()) {
+                client.getOutputStream().write(1);
+                if (accepted.getInputStream().read() != 1) {
+                    throw new IOException("the loopback round trip lost its byte");
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        try {
+            warming.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while warming up the JVM's threads", e);
+        }
+        warm = true;
     }
 
     /**
@@ -163,8 +264,9 @@ public final class JvmThreads {
                 List<DumpedThread> threads = new ArrayList<>();
                 if (field(container, "threads") instanceof List<?> dumped) {
                     for (Object thread : dumped) {
+                        Object carrier = field(thread, "carrier");
                         threads.add(new DumpedThread(number(field(thread, "tid")), text(field(thread, "name")),
-                                Boolean.TRUE.equals(field(thread, "virtual"))));
+                                Boolean.TRUE.equals(field(thread, "virtual")), carrier == null ? -1 : number(carrier)));
                     }
                 }
                 Object parent = field(container, "parent");

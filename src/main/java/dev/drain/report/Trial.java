@@ -42,7 +42,12 @@ final class Trial {
     @Nullable RunOutcome<Integer> outcome;
     private @Nullable PoolStats stats;
     private String order = "-";
-    int taskDelta;
+    private String settings = "";
+    private String note = "";
+    /** Every live thread of the JVM when the case began ({@link JvmThreads}). */
+    private final int tasksBefore = JvmThreads.dump().tasks().size();
+    /** The threads this case's handlers leak on purpose, which the measure must see. */
+    private int expectedTaskDelta;
 
     /** What a case does with each result as it arrives. */
     @FunctionalInterface
@@ -107,11 +112,21 @@ final class Trial {
         ended(pool, run);
     }
 
-    /** Records the end of a run: its outcome, its counters, and the threads it left. */
+    /** Records the end of a run: its outcome, its counters, and the pool's settings. */
     void ended(WorkerPool<Integer, Integer> pool, Results<Integer, Integer> run) {
         outcome = run.outcome().orElse(null);
         stats = run.stats();
-        taskDelta = pool.liveThreads();
+        settings = pool.settings();
+    }
+
+    /** Adds what the outcome alone does not show to the case's detail. */
+    void note(String text) {
+        note = text;
+    }
+
+    /** The case's handlers leak {@code threads} threads on purpose: the measure must see exactly them. */
+    void expectLeaks(int threads) {
+        expectedTaskDelta = threads;
     }
 
     PoolStats stats() {
@@ -153,18 +168,23 @@ final class Trial {
         return outcome == null ? List.of() : outcome.failures();
     }
 
+    /**
+     * The case's row. Call it once every thread the case started has ended: it counts every live
+     * thread of the JVM again, and the difference is the case's {@code task_delta}.
+     */
     CaseResult result() {
         PoolStats end = stats();
+        int taskDelta = JvmThreads.dump().tasks().size() - tasksBefore;
         expect(end.maxLead() <= leadBound, "the lead stays within queueSize + workers + 1");
         expect(contextOk.get(), "every attempt sees its own context");
-        expect(taskDelta == 0, "no thread of the pool outlives the run");
-        Map<Integer, Integer> perAttempts = new TreeMap<>();
-        attempts.values().forEach(n -> perAttempts.merge(n.get(), 1, Integer::sum));
-        String attemptText = perAttempts.isEmpty() ? "-" : perAttempts.entrySet().stream()
-                .map(e -> e.getKey() + "×" + e.getValue()).collect(Collectors.joining(" "));
-        return new CaseResult(name, intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "queue" : "sentinel",
-                results.size(), order, attemptText, end.maxLead(), leadBound, summarize(outcome), detail(outcome),
-                contextOk.get(), end.metricsRaised(), taskDelta, failedChecks,
+        expect(taskDelta == expectedTaskDelta, expectedTaskDelta == 0 ? "no thread outlives the run"
+                : "the measure sees exactly the " + expectedTaskDelta + " thread(s) the handlers leaked");
+        Map<Integer, Integer> byItem = new TreeMap<>();
+        attempts.forEach((item, n) -> byItem.put(item, n.get()));
+        return new CaseResult(name, intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "queue" : "sentinel", settings,
+                results, order, byItem, end.maxLead(), leadBound, summarize(outcome),
+                note.isEmpty() ? detail(outcome) : detail(outcome) + "; " + note, contextOk.get(),
+                end.metricsRaised(), taskDelta, expectedTaskDelta, failedChecks,
                 Duration.ofNanos(System.nanoTime() - start).toMillis());
     }
 

@@ -3,285 +3,230 @@ package dev.drain.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
+import dev.drain.pool.PoolRunner.Observed;
+import dev.drain.pool.PoolWorkload.Ending;
+import dev.drain.pool.PoolWorkload.Fault;
+import dev.drain.pool.PoolWorkload.Where;
 import dev.drain.support.Evidence;
 import dev.drain.support.PropertyReport;
-import dev.drain.support.ThreadDump;
-import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Iterator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.quicktheories.api.Pair;
-import org.quicktheories.core.Gen;
-import org.quicktheories.generators.Generate;
-import org.quicktheories.generators.SourceDSL;
+import org.quicktheories.QuickTheory;
 
 /**
- * The pool's contract as properties over random workloads (QuickTheories, shrinking on): items
- * that succeed, fail permanently, fail retryably some number of times, time out, or swallow
- * interrupts; random workers, queue size, intake, retry policy, and a stop or abort at a random
- * point. Each test checks one property over its own tries. Seeded for reproducibility:
- * {@code -Dqt.seed=N}, {@code -Dqt.examples=N}.
+ * The pool's contract as properties over whole generated workloads (QuickTheories, shrinking on):
+ * both intakes, a fault injected into one callback (handlers that fail, time out, swallow one to
+ * three interrupts, block in socket I/O, fork subtasks or leak a thread; sinks and sources that
+ * throw), and an ending at a random moment (natural, requestStop, abort, close, an interrupted
+ * consumer, calls from the wrong thread), consumed from a platform or a virtual thread.
+ *
+ * <p>Every property draws the same workloads from the same seed, and each workload is run once per
+ * test run (the observations are shared): each property judges the same runs from its side. Each
+ * property also checks the coverage floors: every combination of where the fault is, how the run
+ * ends and which intake carries it ran at least {@link #FLOOR} times, so a generator that drifts
+ * fails instead of passing quietly. Seeded: {@code -Dqt.seed=N}, {@code -Dqt.examples=N}.
  */
 @ExtendWith(PropertyReport.class)
 class WorkerPoolProperties {
-    static final long SEED = Long.getLong("qt.seed", 20261129L);
-    static final int EXAMPLES = Integer.getInteger("qt.examples", 25);
-    /** Short, so the items that time out (and escalate) keep each try quick. */
-    static final Duration TIMEOUT = Duration.ofMillis(40);
+    static final long SEED = Long.getLong("qt.seed", 20261201L);
+    static final int EXAMPLES = Integer.getInteger("qt.examples", 400);
+    /** How many runs every combination of fault site, ending and intake needs. */
+    static final int FLOOR = Math.max(1, EXAMPLES / 300);
 
-    /** What one item's handler does. */
-    sealed interface Behaviour {
-        record Succeed() implements Behaviour {}
+    /** Every workload run so far in this JVM, and what it showed: each is run once, whichever property asks. */
+    private static final Map<PoolWorkload, Observed> RUNS = new ConcurrentHashMap<>();
 
-        record FailPermanently() implements Behaviour {}
-
-        /** Throws IOException on its first {@code times} attempts, then succeeds. */
-        record FailRetryably(int times) implements Behaviour {}
-
-        /** Blocks until interrupted, swallowing the first {@code swallowed} interrupts. */
-        record TimeOut(int swallowed) implements Behaviour {}
+    static Observed observe(PoolWorkload w) {
+        return RUNS.computeIfAbsent(w, PoolRunner::run);
     }
 
-    /** How the run ends. */
-    enum Ending { NATURALLY, STOP, ABORT }
+    /** How many shrinking steps a falsified property gets: {@code -Dqt.shrinks=N}. */
+    static final int SHRINKS = Integer.getInteger("qt.shrinks", 200);
 
-    /** One generated run. */
-    record Workload(List<Behaviour> items, int workers, int queueSize, WorkerPool.IntakeKind intake,
-                    int maxRetries, boolean retryTimeouts, Ending ending, int endAfter) {
+    private static QuickTheory quickTheory() {
+        return qt().withFixedSeed(SEED).withExamples(EXAMPLES).withShrinkCycles(SHRINKS);
+    }
 
-        /** {@return whether the item ends as a permanent failure when nothing cancels it} */
-        boolean fails(int item) {
-            return switch (items.get(item)) {
-                case Behaviour.Succeed s -> false;
-                case Behaviour.FailPermanently f -> true;
-                case Behaviour.FailRetryably r -> r.times() > maxRetries;
-                case Behaviour.TimeOut t -> true; // every attempt times out, retried or not
-            };
+    /** Runs {@code check} over the workloads, counting coverage, then checks the floors. */
+    private static void forAllWorkloads(Evidence evidence, BiConsumer<PoolWorkload, Observed> check) {
+        Coverage coverage = new Coverage();
+        evidence.seed(SEED).requested(EXAMPLES).rerunWith("qt.seed", SEED).rerunWith("qt.examples", EXAMPLES)
+                .rerunWith("qt.shrinks", SHRINKS)
+                .fewerBecause("QuickTheories does not run a generated workload it has already tried");
+        quickTheory().forAll(PoolWorkload.workloads()).checkAssert(w -> {
+            Observed o = observe(w);
+            coverage.count(w, o);
+            evidence.tries(1);
+            check.accept(w, o);
+        });
+        coverage.record(evidence);
+        coverage.assertFloors();
+    }
+
+    /** Counts what the generator produced, by fault, ending and intake, and how often the lead reached its bound. */
+    static final class Coverage {
+        private final Map<String, Long> combinations = new ConcurrentHashMap<>();
+        private final Map<String, Long> counts = new ConcurrentHashMap<>();
+
+        void count(PoolWorkload w, Observed o) {
+            combinations.merge(key(w.fault().where, w.ending(), w.intake()), 1L, Long::sum);
+            counts.merge("fault " + name(w.fault()), 1L, Long::sum);
+            counts.merge("ending " + name(w.ending()), 1L, Long::sum);
+            counts.merge("consumer on a " + name(w.consumer()) + " thread", 1L, Long::sum);
+            counts.merge("runs whose lead reached queueSize + workers + 1", o.reachedLeadBound() ? 1L : 0L, Long::sum);
+            counts.merge("outcome " + o.end().outcome(), 1L, Long::sum);
+            counts.merge("runs whose ending came only after the last result", o.endedAfterTheLastResult() ? 1L : 0L,
+                    Long::sum);
         }
 
-        /** {@return how many attempts the item gets when nothing cancels it} */
-        int attempts(int item) {
-            return switch (items.get(item)) {
-                case Behaviour.Succeed s -> 1;
-                case Behaviour.FailPermanently f -> 1;
-                case Behaviour.FailRetryably r -> Math.min(r.times(), maxRetries) + 1;
-                case Behaviour.TimeOut t -> retryTimeouts ? maxRetries + 1 : 1;
-            };
+        private static String key(Where where, Ending ending, WorkerPool.IntakeKind intake) {
+            return "combination " + name(where) + " × " + name(ending) + " × " + name(intake);
         }
-    }
 
-    static Gen<Behaviour> behaviours() {
-        return Generate.frequency(
-                Pair.of(12, Generate.constant((Behaviour) new Behaviour.Succeed())),
-                Pair.of(2, Generate.constant((Behaviour) new Behaviour.FailPermanently())),
-                Pair.of(3, Generate.range(1, 3).map(n -> (Behaviour) new Behaviour.FailRetryably(n))),
-                Pair.of(1, Generate.range(0, 2).map(n -> (Behaviour) new Behaviour.TimeOut(n))));
-    }
+        private static String name(Enum<?> value) {
+            return value.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        }
 
-    /** The first half of a workload, as QuickTheories zips at most five generators at a time. */
-    private record Shape(List<Behaviour> items, int workers, int queueSize, WorkerPool.IntakeKind intake,
-                         int maxRetries) {}
+        void record(Evidence evidence) {
+            combinations.forEach(evidence::count);
+            counts.forEach(evidence::count);
+        }
 
-    static Gen<Workload> workloads() {
-        Gen<Shape> shape = SourceDSL.lists().of(behaviours()).ofSizeBetween(0, 20).zip(Generate.range(1, 5),
-                Generate.range(1, 4), Generate.enumValues(WorkerPool.IntakeKind.class), Generate.range(0, 3),
-                Shape::new);
-        return shape.zip(Generate.booleans(), Generate.enumValues(Ending.class), Generate.range(0, 4),
-                (s, retryTimeouts, ending, endAfter) -> new Workload(s.items(), s.workers(), s.queueSize(),
-                        s.intake(), s.maxRetries(), retryTimeouts, ending, endAfter));
-    }
-
-    /** What a run showed. */
-    record Observed(List<Integer> pulled, List<Integer> succeeded, List<ItemFailure<Integer>> failures,
-                    List<Integer> discarded, List<Integer> cancelled, RunOutcome<Integer> outcome, PoolStats stats,
-                    Map<Integer, Integer> attempts, List<String> crossedContexts, int liveThreadsAfter,
-                    int dumpedThreadsAfter) {}
-
-    /** Runs one workload to its end and reports what happened. */
-    static Observed run(Workload w) {
-        List<Integer> pulled = Collections.synchronizedList(new ArrayList<>());
-        Map<Integer, AtomicInteger> attempts = new ConcurrentHashMap<>();
-        List<String> crossed = Collections.synchronizedList(new ArrayList<>());
-        ThreadLocal<Integer> local = new ThreadLocal<>();
-        Handler<Integer, Integer> handler = item -> {
-            int attempt = attempts.computeIfAbsent(item, k -> new AtomicInteger()).incrementAndGet();
-            ItemContext<?> context = ItemContext.current();
-            if (!context.item().equals(item) || context.attempt() != attempt || local.get() != null) {
-                crossed.add("item " + item + " attempt " + attempt + " saw " + context + " and local " + local.get());
-            }
-            local.set(item);
-            switch (w.items().get(item)) {
-                case Behaviour.Succeed s -> { }
-                case Behaviour.FailPermanently f -> throw new IllegalStateException("permanent " + item);
-                case Behaviour.FailRetryably r -> {
-                    if (attempt <= r.times()) {
-                        throw new IOException("transient " + item);
-                    }
-                }
-                case Behaviour.TimeOut t -> {
-                    for (int seen = 0; ; seen++) {
-                        try {
-                            new CountDownLatch(1).await();
-                        } catch (InterruptedException e) {
-                            if (seen >= t.swallowed()) {
-                                throw e;
-                            }
+        void assertFloors() {
+            List<String> thin = new ArrayList<>();
+            for (Where where : Where.values()) {
+                for (Ending ending : Ending.values()) {
+                    for (WorkerPool.IntakeKind intake : WorkerPool.IntakeKind.values()) {
+                        String key = key(where, ending, intake);
+                        if (combinations.getOrDefault(key, 0L) < FLOOR) {
+                            thin.add(key + ": " + combinations.getOrDefault(key, 0L));
                         }
                     }
                 }
             }
-            return item;
-        };
-        WorkerPool.Builder<Integer, Integer> builder = WorkerPool.<Integer, Integer>builder(handler)
-                .workers(w.workers()).queueSize(w.queueSize()).intake(w.intake()).itemTimeout(TIMEOUT)
-                .maxRetries(w.maxRetries()).retryable(IOException.class);
-        if (w.retryTimeouts()) {
-            builder.retryable(TimeoutException.class);
-        }
-        WorkerPool<Integer, Integer> pool = builder.build();
-        Iterator<Integer> source = new Iterator<>() {
-            int next;
-
-            @Override
-            public boolean hasNext() {
-                return next < w.items().size();
-            }
-
-            @Override
-            public Integer next() {
-                pulled.add(next);
-                return next++;
-            }
-        };
-        List<Integer> succeeded = new ArrayList<>();
-        Results<Integer, Integer> results = pool.run(source);
-        try (results) {
-            if (w.ending() != Ending.NATURALLY && w.endAfter() == 0) {
-                end(pool, w.ending());
-            }
-            while (results.hasNext()) {
-                succeeded.add(results.next());
-                if (w.ending() != Ending.NATURALLY && succeeded.size() == w.endAfter()) {
-                    end(pool, w.ending());
+            for (Fault fault : Fault.values()) {
+                if (counts.getOrDefault("fault " + name(fault), 0L) < FLOOR) {
+                    thin.add("fault " + name(fault) + ": " + counts.getOrDefault("fault " + name(fault), 0L));
                 }
             }
-        } catch (PoolFailure | PoolAborted expected) {
-            // the outcome, typed, says which
-        }
-        RunOutcome<Integer> outcome = results.outcome().orElseThrow();
-        Map<Integer, Integer> attemptCounts = new HashMap<>();
-        attempts.forEach((item, n) -> attemptCounts.put(item, n.get()));
-        return new Observed(List.copyOf(pulled), succeeded, outcome.failures(), outcome.discarded(), outcome.cancelled(),
-                outcome, results.stats(), attemptCounts, List.copyOf(crossed),
-                pool.liveThreads(), ThreadDump.threadsNamed(pool.name() + "-").size());
-    }
-
-    private static void end(WorkerPool<?, ?> pool, Ending ending) {
-        switch (ending) {
-            case STOP -> pool.requestStop();
-            case ABORT -> pool.abort();
-            case NATURALLY -> { }
+            assertThat(thin).as("combinations that ran fewer than %s times (the generator drifted)", FLOOR).isEmpty();
         }
     }
 
-    private static void count(Evidence evidence, Workload w, Observed o) {
-        evidence.tries(1).count("runs ending " + w.ending().name().toLowerCase(java.util.Locale.ROOT), 1)
-                .count("runs on the " + w.intake() + " intake", 1)
-                .count("items pulled", o.pulled().size()).count("items succeeded", o.succeeded().size())
-                .count("items failed", o.failures().size()).count("items discarded", o.discarded().size())
-                .count("items cancelled", o.cancelled().size()).count("retries", o.stats().retried())
-                .count("timeouts", o.stats().timedOut()).count("escalated interrupts", o.stats().escalations());
+    /** Whether the consumer gave up on the run (so results may be left undelivered). */
+    private static boolean consumerGaveUp(PoolWorkload w) {
+        return w.ending() == Ending.CLOSE || w.ending() == Ending.INTERRUPT;
     }
 
-    /** WP-2, WP-12: every pulled item is settled exactly once (succeeded, failed, discarded or cancelled), and results are exactly the successes. */
+    /**
+     * WP-2, WP-12, WP-13, WP-17: the books are exact: every pulled item has exactly one fate, the
+     * outcome's lists equal the counters, every result is delivered unless the consumer gave up,
+     * and calls from the wrong thread are refused without changing the run.
+     */
     @Test
-    void everyPulledItemIsSettledExactlyOnce(Evidence evidence) {
-        evidence.property("Every pulled item is settled exactly once (succeeded, failed, discarded or cancelled) "
-                + "and the results are exactly the successes, for random workloads, intakes and endings.",
-                "WP-2", "WP-6", "WP-7", "WP-12").seed(SEED);
-        qt().withFixedSeed(SEED).withExamples(EXAMPLES).forAll(workloads()).checkAssert(w -> {
-            Observed o = run(w);
-            count(evidence, w, o);
-            List<Integer> settled = new ArrayList<>(o.succeeded());
-            o.failures().forEach(f -> settled.add(f.item()));
-            settled.addAll(o.discarded());
-            settled.addAll(o.cancelled());
-            assertThat(settled).as("settled items").doesNotHaveDuplicates()
-                    .containsExactlyInAnyOrderElementsOf(o.pulled());
-            assertThat(o.succeeded()).allSatisfy(item -> assertThat(w.fails(item)).as("item %s fails", item).isFalse());
-            if (w.ending() != Ending.ABORT) {
-                assertThat(o.discarded()).isEmpty();
-                assertThat(o.cancelled()).isEmpty();
+    void ledgerIsExact(Evidence evidence) {
+        evidence.property("Every pulled item has exactly one fate (result, permanent failure, discarded, cancelled), "
+                + "the outcome's lists equal the counters, nothing is in flight at the end, every result is "
+                + "delivered unless the consumer gave up, and calls from the wrong thread are refused.",
+                "WP-2", "WP-12", "WP-13", "WP-17");
+        forAllWorkloads(evidence, (w, o) -> {
+            PoolApi.End end = o.end();
+            assertThat(o.hung()).as("the run hung").isFalse();
+            assertThat(end.succeeded() + end.failedCount() + end.discardedCount() + end.cancelledCount())
+                    .as("succeeded + failed + discarded + cancelled = pulled, in %s", end).isEqualTo(end.pulled());
+            assertThat(end.failed()).as("the outcome's failures").hasSize((int) end.failedCount());
+            assertThat(end.discarded()).as("the outcome's discarded items").hasSize((int) end.discardedCount());
+            assertThat(end.cancelled()).as("the outcome's cancelled items").hasSize((int) end.cancelledCount());
+            assertThat(end.inFlight()).as("in flight at the end").isZero();
+            List<Integer> fates = new ArrayList<>(o.results());
+            fates.addAll(end.failed());
+            fates.addAll(end.discarded());
+            fates.addAll(end.cancelled());
+            assertThat(fates).as("each item's fate, once").doesNotHaveDuplicates();
+            Set<Integer> pulled = new HashSet<>();
+            for (int i = 0; i < end.pulled(); i++) {
+                pulled.add(i);
+            }
+            if (consumerGaveUp(w) || end.outcome().equals("Crashed")) {
+                assertThat(pulled).as("every fate is of a pulled item").containsAll(fates);
+            } else {
+                assertThat(new HashSet<>(fates)).as("every pulled item has a fate").isEqualTo(pulled);
+                assertThat((long) o.results().size()).as("results delivered").isEqualTo(end.succeeded());
+            }
+            if (w.ending() == Ending.WRONG_THREAD) {
+                assertThat(o.wrongThreadCalls()).as("calls from another thread")
+                        .containsExactly("close(): WrongThreadException", "hasNext(): WrongThreadException");
+                assertThat(end.outcome()).isNotIn("Abandoned", "Aborted", "Crashed");
             }
         });
     }
 
-    /** WP-6, WP-5: the PoolFailure holds exactly the items that fail permanently, each with its number of attempts. */
+    /** WP-3, WP-4, WP-18: every run ends within a bound, whatever its callbacks throw or swallow. */
     @Test
-    void failureHoldsExactlyThePermanentFailures(Evidence evidence) {
-        evidence.property("A run that is not aborted ends with a PoolFailure holding exactly the pulled items that "
-                + "fail permanently, each with its expected attempts, and nothing else.", "WP-5", "WP-6", "WP-3").seed(SEED);
-        qt().withFixedSeed(SEED + 1).withExamples(EXAMPLES).forAll(workloads())
-                .assuming(w -> w.ending() != Ending.ABORT).checkAssert(w -> {
-                    Observed o = run(w);
-                    count(evidence, w, o);
-                    Set<Integer> expected = new HashSet<>();
-                    o.pulled().stream().filter(w::fails).forEach(expected::add);
-                    assertThat(o.failures()).extracting(ItemFailure::item)
-                            .containsExactlyInAnyOrderElementsOf(expected);
-                    assertThat(o.failures()).allSatisfy(f -> {
-                        assertThat(f.attempts()).isEqualTo(w.attempts(f.item()));
-                        assertThat(f.cause()).isInstanceOfAny(IllegalStateException.class, IOException.class,
-                                TimeoutException.class);
-                    });
-                    assertThat(o.outcome()).isInstanceOf(expected.isEmpty()
-                            ? RunOutcome.Completed.class : RunOutcome.Failed.class);
-                });
-    }
-
-    /** WP-1, WP-10: the lead never exceeds queueSize + workers + 1, and no thread of the pool outlives the run. */
-    @Test
-    void leadIsBoundedAndNothingLeaks(Evidence evidence) {
-        evidence.property("The source is never more than queueSize + workers + 1 items ahead of finished work, "
-                + "and after the run no thread of the pool is running (own count and JSON thread dump).",
-                "WP-1", "WP-10").seed(SEED);
-        qt().withFixedSeed(SEED + 2).withExamples(EXAMPLES).forAll(workloads()).checkAssert(w -> {
-            Observed o = run(w);
-            count(evidence, w, o);
-            assertThat(o.stats().maxLead()).isLessThanOrEqualTo(w.queueSize() + w.workers() + 1L);
-            assertThat(o.liveThreadsAfter()).isZero();
-            assertThat(o.dumpedThreadsAfter()).isZero();
+    void everyRunEndsWithinABound(Evidence evidence) {
+        evidence.property("Every run ends, and its results close, within " + PoolRunner.RUN_BOUND + " (the slowest "
+                + "workload needs well under a second), whatever its callbacks throw or swallow.", "WP-3", "WP-4", "WP-18");
+        forAllWorkloads(evidence, (w, o) -> {
+            assertThat(o.hung()).as("the run hung (took %s)", o.took()).isFalse();
+            assertThat(o.took()).isLessThan(PoolRunner.RUN_BOUND);
+            assertThat(o.endThrew()).as("what the owner saw at the end").doesNotStartWith("the owner threw");
         });
     }
 
-    /** WP-9: every attempt sees its own item and attempt number, and never a ThreadLocal set by another attempt. */
+    /**
+     * WP-10: no thread is left: when the iteration ends, the pool counts none of its threads,
+     * and the JVM's count of every live thread is back where it was, but for the threads a
+     * handler deliberately leaked.
+     */
+    @Test
+    void noThreadIsLeft(Evidence evidence) {
+        evidence.property("When the iteration ends the pool counts no thread of its own, and every live thread of "
+                + "the JVM (a JSON thread dump, virtual threads included) is back to its count before the run, "
+                + "except exactly the threads a handler leaked on purpose.", "WP-10");
+        forAllWorkloads(evidence, (w, o) -> {
+            if (!consumerGaveUp(w) && !o.end().outcome().equals("Crashed")) {
+                assertThat(o.liveThreadsAtEnd()).as("the pool's threads when the iteration ended").isZero();
+            }
+            assertThat(o.tasksAfter() - o.tasksBefore()).as("threads of the JVM, after minus before")
+                    .isEqualTo(o.leakedByHandlers());
+        });
+    }
+
+    /** WP-1: the source is never more than queueSize + workers + 1 items ahead of settled work. */
+    @Test
+    void leadIsBounded(Evidence evidence) {
+        evidence.property("The source is never more than queueSize + workers + 1 items ahead of settled work.", "WP-1");
+        forAllWorkloads(evidence, (w, o) -> assertThat(o.end().maxLead()).isLessThanOrEqualTo(w.leadBound()));
+    }
+
+    /** WP-9: every attempt, and every subtask a handler forks, sees its own item's context and no other attempt's ThreadLocal. */
     @Test
     void contextsNeverCross(Evidence evidence) {
-        evidence.property("Every attempt sees its own ItemContext (item and attempt number) and no ThreadLocal "
-                + "value from any other attempt, including its own earlier attempts.", "WP-9").seed(SEED);
-        qt().withFixedSeed(SEED + 3).withExamples(EXAMPLES).forAll(workloads()).checkAssert(w -> {
-            Observed o = run(w);
-            count(evidence, w, o);
-            assertThat(o.crossedContexts()).isEmpty();
-            o.attempts().forEach((item, n) -> {
-                @Nullable Integer expected = w.ending() == Ending.NATURALLY ? w.attempts(item) : null;
-                if (expected != null) {
-                    assertThat(n).as("attempts of item %s", item).isEqualTo(expected);
-                }
-            });
-        });
+        evidence.property("Every attempt, and every subtask a handler forks, sees its own ItemContext (item and "
+                + "attempt number) and no ThreadLocal value set by any other attempt.", "WP-9");
+        forAllWorkloads(evidence, (w, o) -> assertThat(o.crossings()).isEmpty());
+    }
+
+    /** WP-17, WP-9: the caller's ScopedValue binding reaches every handler, every subtask a handler forks, and the sink. */
+    @Test
+    void callersBindingsAreInherited(Evidence evidence) {
+        evidence.property("A ScopedValue the caller binds around run() is seen by every handler, every subtask a "
+                + "handler forks, and the metrics sink.", "WP-17", "WP-9");
+        forAllWorkloads(evidence, (w, o) -> assertThat(o.bindingMisses()).isEmpty());
+    }
+
+    /** WP-16: the source is closed exactly once, whichever way the run ends. */
+    @Test
+    void sourceIsClosedExactlyOnce(Evidence evidence) {
+        evidence.property("The Stream source is closed exactly once, whichever way the run ends.", "WP-16");
+        forAllWorkloads(evidence, (w, o) -> assertThat(o.sourceCloses()).isOne());
     }
 }

@@ -438,7 +438,7 @@ class ShutdownQueueLincheckTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void nonBlockingOperationsAreLinearizableUnderModelChecking(Evidence evidence) {
-        evidence.property("Under model checking, every interleaving explored of hand-written races and random "
+        evidence.rerunWith("lincheck.factor", FACTOR).property("Under model checking, every interleaving explored of hand-written races and random "
                 + "scenarios of putNowait, getNowait, taskDone, join(0), shutdown(false|true) and the observers on a "
                 + "FIFO queue of 2 agrees with some sequential order on an independent model.", NON_BLOCKING_CLAUSES)
                 .seed(0);
@@ -452,7 +452,7 @@ class ShutdownQueueLincheckTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void nonBlockingOperationsAreLinearizableUnderStress(Evidence evidence) {
-        evidence.property("On real threads, every run of random scenarios of putNowait, getNowait, taskDone, "
+        evidence.rerunWith("lincheck.factor", FACTOR).property("On real threads, every run of random scenarios of putNowait, getNowait, taskDone, "
                 + "join(0), shutdown(false|true) and the observers on a FIFO queue of 2 agrees with some "
                 + "sequential order on an independent model.", NON_BLOCKING_CLAUSES);
         record(evidence, "stress", 0, STRESS_SCENARIOS * FACTOR, STRESS_INVOCATIONS * FACTOR);
@@ -519,7 +519,7 @@ class ShutdownQueueLincheckTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void blockingOperationsAreLinearizableUnderModelChecking(Evidence evidence) {
-        evidence.property("Under model checking, every interleaving explored of hand-written scenarios with "
+        evidence.rerunWith("lincheck.factor", FACTOR).property("Under model checking, every interleaving explored of hand-written scenarios with "
                 + "blocking put, get and join (each released by another thread's put, get, taskDone or "
                 + "shutdown) agrees with some sequential order on the model, and leaves nobody waiting.",
                 "SQ-18", "SQ-04", "SQ-05", "SQ-07", "SQ-08", "SQ-10", "SQ-11", "SQ-12");
@@ -557,7 +557,7 @@ class ShutdownQueueLincheckTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void modelCheckingCatchesASplitCheckInGetNowait(Evidence evidence) {
-        evidence.property("The model-checking run fails on a queue whose getNowait decides \"empty\" and "
+        evidence.rerunWith("lincheck.factor", FACTOR).property("The model-checking run fails on a queue whose getNowait decides \"empty\" and "
                 + "\"shut down\" in two critical sections (a bug no single thread can see).", "SQ-03", "SQ-18")
                 .seed(0);
         assertModelCheckingFails(OnSplitCheckGetNowait.class, evidence, "getNowait(): QueueShutDown");
@@ -567,7 +567,7 @@ class ShutdownQueueLincheckTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void modelCheckingCatchesADrainThatForgetsTheCount(Evidence evidence) {
-        evidence.property("The model-checking run fails on a queue whose immediate shutdown drains the items but "
+        evidence.rerunWith("lincheck.factor", FACTOR).property("The model-checking run fails on a queue whose immediate shutdown drains the items but "
                 + "leaves the unfinished count as it was.", "SQ-08", "SQ-18").seed(0);
         assertModelCheckingFails(OnDrainForgetsCount.class, evidence, "unfinishedTasks(): 2");
     }

@@ -72,6 +72,16 @@ class ShutdownQueueProperties {
         return qt().withFixedSeed(SEED).withExamples(examples).withShrinkCycles(SHRINK_CYCLES);
     }
 
+    /** Why a QuickTheories property may run fewer tries than it asks for. */
+    static final String QT_SKIPS_REPEATS = "QuickTheories does not run a generated case it has already tried";
+
+    /** The same, and records in {@code evidence} what it asks for and what reruns it. */
+    static QuickTheory quickTheory(Evidence evidence, int examples) {
+        evidence.seed(SEED).requested(examples).rerunWith("qt.seed", SEED).rerunWith("qt.examples", examples)
+                .fewerBecause(QT_SKIPS_REPEATS);
+        return quickTheory(examples);
+    }
+
     // ---- operations and sequences ------------------------------------------------------------
 
     /**
@@ -346,7 +356,7 @@ class ShutdownQueueProperties {
                 + "ends each call as the sequential model does (value or exception type) and leaves qsize, empty, "
                 + "full, unfinishedTasks, isShutdown, the items in get order and toString as the model has them.",
                 MODEL_CLAUSES).seed(SEED);
-        quickTheory(examples).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario ->
+        quickTheory(evidence, examples).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario ->
                 countStatistics(evidence, scenario,
                         agreeWithModel(scenario, scenario.kind().create(scenario.maxsize()))));
     }
@@ -359,15 +369,16 @@ class ShutdownQueueProperties {
     void modelPropertyCatchesTheDrainThatForgetsItsCount(Evidence evidence) {
         evidence.property("The model property, run against a queue whose immediate shutdown drains without "
                 + "subtracting from the unfinished count, is falsified and shrinks to a sequence of at most 3 "
-                + "operations ending in shutdown(true).", "SQ-08").seed(SEED);
+                + "operations ending in shutdown(true).", "SQ-08");
         AtomicInteger runs = new AtomicInteger();
         Throwable failure = catchThrowable(() ->
-                quickTheory(examples(1_000))
+                quickTheory(evidence, examples(1_000))
                         .forAll(scenarios(Generate.constant(QueueKind.FIFO))).checkAssert(s -> {
                     runs.incrementAndGet();
                     agreeWithModel(s, BrokenQueues.Variant.DRAIN_FORGETS_COUNT.create(s.maxsize()));
                 }));
-        evidence.tries(runs.get());
+        evidence.tries(runs.get())
+                .fewerBecause("it stops at the broken queue's first failure and shrinks it, which is its point");
         assertThat(failure).as("QuickTheories reports the falsified property").isInstanceOf(AssertionError.class);
         String smallest = smallestCounterexample(String.valueOf(failure.getMessage()));
         Matcher count = Pattern.compile(" (\\d+) ops: ").matcher(smallest);
@@ -389,7 +400,7 @@ class ShutdownQueueProperties {
         evidence.property("Whatever state a random sequence leaves the queue in (open, shut down, drained, full, "
                 + "empty), put, putNowait, the timed forms and join given a null item or timeout throw "
                 + "NullPointerException and change nothing.", "SQ-16").seed(SEED);
-        quickTheory(examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
+        quickTheory(evidence, examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
             ShutdownQueue<Integer> q = scenario.kind().create(scenario.maxsize());
             agreeWithModel(scenario, q);
             String before = q.toString();
@@ -413,7 +424,7 @@ class ShutdownQueueProperties {
         evidence.property("In every random sequence of non-blocking operations, on every order and bound, each "
                 + "QueueShutDown, QueueEmpty and QueueFull the queue throws has an empty stack trace.", "SQ-19")
                 .seed(SEED);
-        quickTheory(examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
+        quickTheory(evidence, examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
             ShutdownQueue<Integer> q = scenario.kind().create(scenario.maxsize());
             for (Op op : scenario.ops()) {
                 try {
@@ -476,7 +487,7 @@ class ShutdownQueueProperties {
                 + "= gets - dones + queued + drained items the clamp did not count; and taskDone fails exactly when "
                 + "that is zero, i.e. never while a get is un-done.", "SQ-01", "SQ-02", "SQ-03", "SQ-08", "SQ-10")
                 .seed(SEED);
-        quickTheory(examples(1_000)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
+        quickTheory(evidence, examples(1_000)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
             evidence.tries(1);
             checkInvariants(scenario, scenario.kind().create(scenario.maxsize()), evidence);
         });
@@ -603,7 +614,7 @@ class ShutdownQueueProperties {
                 .seed(SEED);
         int examples = examples(threads == ThreadKind.VIRTUAL ? 300 : 100);
         // A failing run is repeated for every shrink attempt, and a hang costs a bounded wait each time.
-        quickTheory(examples).withShrinkCycles(50).forAll(settings(threads))
+        quickTheory(evidence, examples).withShrinkCycles(50).forAll(settings(threads))
                 .checkAssert(setting -> runConcurrently(setting, threads, evidence));
     }
 

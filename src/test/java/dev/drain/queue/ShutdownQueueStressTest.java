@@ -128,12 +128,12 @@ class ShutdownQueueStressTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void everyItemIsReceivedOrDrainedExactlyOnceAndEveryThreadEnds(ThreadKind threads, Evidence evidence) {
-        evidence.property("With many producers and consumers mixing blocking, timed (short timeouts) and "
+        evidence.rerunWith("stress.seed", SEED).rerunWith("stress.factor", FACTOR).property("With many producers and consumers mixing blocking, timed (short timeouts) and "
                 + "non-blocking calls, random interrupts and a graceful or immediate shutdown (sometimes a second) "
                 + "at a random moment, every item whose put returned is received or drained exactly once, no item "
                 + "whose put threw (QueueFull, QueueShutDown, InterruptedException) is ever seen, the queue ends "
                 + "empty with nobody waiting, and every thread ends.",
-                "SQ-04", "SQ-05", "SQ-07", "SQ-08", "SQ-09", "SQ-13", "SQ-14", "SQ-15", "SQ-18").seed(SEED);
+                "SQ-04", "SQ-05", "SQ-07", "SQ-08", "SQ-09", "SQ-13", "SQ-14", "SQ-15", "SQ-18").seed(SEED).requested(rounds(threads));
         SplittableRandom random = random(0, threads);
         for (int round = 0; round < rounds(threads); round++) {
             Ledger ledger = runRound(Setting.draw(random, threads), threads, random.split(), evidence);
@@ -157,10 +157,10 @@ class ShutdownQueueStressTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void taskCountBalancesAndJoinReturnsOnceEveryItemIsDone(ThreadKind threads, Evidence evidence) {
-        evidence.property("After a stress round in which consumers call taskDone for most items they receive and "
+        evidence.rerunWith("stress.seed", SEED).rerunWith("stress.factor", FACTOR).property("After a stress round in which consumers call taskDone for most items they receive and "
                 + "defer the rest, unfinishedTasks() equals the items received but not yet done, join(ZERO) is "
                 + "false while any is outstanding, and once they are done join returns true, as does a joiner "
-                + "started at a random moment of the round.", "SQ-08", "SQ-10", "SQ-11").seed(SEED);
+                + "started at a random moment of the round.", "SQ-08", "SQ-10", "SQ-11").seed(SEED).requested(rounds(threads));
         SplittableRandom random = random(1, threads);
         for (int round = 0; round < rounds(threads); round++) {
             Ledger ledger = runRound(Setting.draw(random, threads), threads, random.split(), evidence);

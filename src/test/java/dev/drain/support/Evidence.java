@@ -19,6 +19,9 @@ public final class Evidence {
     private final List<String> clauses = new ArrayList<>();
     private @Nullable String seed;
     private long tries;
+    private long requested;
+    private @Nullable String fewerBecause;
+    private final Map<String, String> rerun = new LinkedHashMap<>();
     private final Map<String, Long> statistics = new LinkedHashMap<>();
 
     /** Sets the property this test checks, in one sentence; returns this. */
@@ -35,6 +38,30 @@ public final class Evidence {
     /** Records the seed that reproduces the run; returns this. */
     public synchronized Evidence seed(Object seed) {
         this.seed = String.valueOf(seed);
+        return this;
+    }
+
+    /**
+     * Adds {@code n} to the tries this test asks for (generated cases, scenarios, rounds), to be
+     * set beside the tries it ran; returns this.
+     */
+    public synchronized Evidence requested(long n) {
+        requested += n;
+        return this;
+    }
+
+    /**
+     * Names a system property, and its value in this run, that the command to rerun this test
+     * alone must set to reproduce it (a seed, a number of examples, a factor); returns this.
+     */
+    public synchronized Evidence rerunWith(String property, Object value) {
+        rerun.put(property, String.valueOf(value));
+        return this;
+    }
+
+    /** Says why this test may run fewer tries than it asks for, when that is its design; returns this. */
+    public synchronized Evidence fewerBecause(String reason) {
+        this.fewerBecause = reason;
         return this;
     }
 
@@ -64,6 +91,18 @@ public final class Evidence {
 
     synchronized long triesRun() {
         return tries;
+    }
+
+    synchronized long triesRequested() {
+        return requested;
+    }
+
+    synchronized @Nullable String fewerReason() {
+        return fewerBecause;
+    }
+
+    synchronized Map<String, String> rerunProperties() {
+        return new LinkedHashMap<>(rerun);
     }
 
     synchronized Map<String, Long> statisticsCollected() {

@@ -1,0 +1,51 @@
+package dev.drain.pool;
+
+import java.util.List;
+
+/**
+ * The twin of src/test/java/dev/drain/pool/PoolApi.java for the pool as it was before the run
+ * was structured (commit c0f4fe4), when Results had one type parameter and RunOutcome was not
+ * generic. specs/probes/properties-on-the-old-pool.sh puts it in place of the current one.
+ */
+final class PoolApi {
+    private PoolApi() {}
+
+    /** What a run's end says of its books; the same record as the current twin's. */
+    record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
+               long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
+               long delivered, long maxLead) {}
+
+    static End end(Results<Integer> results) {
+        RunOutcome outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
+        PoolStats stats = results.stats();
+        List<Integer> failed = List.of();
+        List<Integer> discarded = List.of();
+        List<Integer> cancelled = List.of();
+        switch (outcome) {
+            case RunOutcome.Failed f -> failed = failedItems(f.failures());
+            case RunOutcome.SourceFailed s -> failed = failedItems(s.failures());
+            case RunOutcome.Aborted a -> {
+                failed = failedItems(a.failures());
+                discarded = integers(a.discarded());
+                cancelled = integers(a.cancelled());
+            }
+            case RunOutcome.Abandoned a -> {
+                discarded = integers(a.discarded());
+                cancelled = integers(a.cancelled());
+            }
+            case RunOutcome.Completed c -> { }
+            case RunOutcome.Crashed c -> { }
+        }
+        return new End(outcome.getClass().getSimpleName(), failed, discarded, cancelled, stats.pulled(),
+                stats.succeeded(), stats.failed(), stats.discarded(), stats.cancelled(), stats.inFlight(), -1,
+                stats.maxLead());
+    }
+
+    private static List<Integer> failedItems(List<ItemFailure<?>> failures) {
+        return failures.stream().map(f -> (Integer) f.item()).toList();
+    }
+
+    private static List<Integer> integers(List<?> items) {
+        return items.stream().map(Integer.class::cast).toList();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.drain.pool;
+
+import java.util.List;
+
+/**
+ * The few reads of a run's end that differ between the pool's API now and the API it had before
+ * the run was structured (when {@code Results} had one type parameter and outcomes were untyped):
+ * the pool properties go through here, so that {@code specs/probes/properties-on-the-old-pool.sh}
+ * can run them, unchanged, against the old pool, with this file swapped for its twin in
+ * {@code specs/probes/old-pool/PoolApi.java}.
+ */
+final class PoolApi {
+    private PoolApi() {}
+
+    /**
+     * What a run's end says of its books.
+     *
+     * @param outcome the outcome's simple class name ({@code Completed}, {@code Aborted}, ...)
+     * @param failed the items the outcome lists as failed
+     * @param discarded the items it lists as discarded
+     * @param cancelled the items it lists as cancelled
+     * @param pulled items pulled, by the counters
+     * @param succeeded items that succeeded
+     * @param failedCount items that failed
+     * @param discardedCount items discarded
+     * @param cancelledCount items cancelled
+     * @param inFlight items in flight
+     * @param delivered results the consumer received, or -1 if the API does not count them
+     * @param maxLead the largest lead
+     */
+    record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
+               long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
+               long delivered, long maxLead) {}
+
+    /** {@return what the ended run's outcome and counters say} */
+    static End end(Results<Integer, Integer> results) {
+        RunOutcome<Integer> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
+        PoolStats stats = results.stats();
+        return new End(outcome.getClass().getSimpleName(), outcome.failures().stream().map(ItemFailure::item).toList(),
+                outcome.discarded(), outcome.cancelled(), stats.pulled(), stats.succeeded(), stats.failed(),
+                stats.discarded(), stats.cancelled(), stats.inFlight(), stats.delivered(), stats.maxLead());
+    }
+}
