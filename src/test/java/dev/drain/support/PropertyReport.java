@@ -31,7 +31,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 /**
  * Collects {@link Evidence} from the property, trace and stress suites and, when the test run
  * ends, writes {@code target/property-report.md} and {@code target/property-report.json}: the
- * file people cite. Use with {@code @ExtendWith(PropertyReport.class)} and an {@code Evidence}
+ * file people cite. A partial run ({@code -Dtest=...}) writes {@code property-report-partial.md}
+ * and {@code .json} instead, and leaves the complete report alone. Use with {@code @ExtendWith(PropertyReport.class)} and an {@code Evidence}
  * parameter.
  *
  * <p>The report says where it comes from (the commit, whether the tree was dirty, the date, the
@@ -273,10 +274,12 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         document.put("completeness", completeness);
         document.put("notRun", List.copyOf(missing));
         document.put("rows", json);
+        // A partial run (-Dtest=...) writes beside the complete report, never over it.
+        String name = complete ? "property-report" : "property-report-partial";
         try {
             Files.createDirectories(OUTPUT);
-            Files.writeString(OUTPUT.resolve("property-report.md"), md);
-            Files.writeString(OUTPUT.resolve("property-report.json"), Json.write(document));
+            Files.writeString(OUTPUT.resolve(name + ".md"), md);
+            Files.writeString(OUTPUT.resolve(name + ".json"), Json.write(document));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -135,7 +135,7 @@ public class PoolBench {
                 .name("bench")
                 .build();
         int delivered = 0;
-        try (Results<Integer> results = p.run(source)) {
+        try (Results<Integer, Integer> results = p.run(source)) {
             while (results.hasNext()) {
                 bh.consume(results.next());
                 delivered++;

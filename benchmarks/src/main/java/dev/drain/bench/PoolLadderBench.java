@@ -198,7 +198,7 @@ public class PoolLadderBench {
         }
         WorkerPool<Integer, Integer> pool = builder.build();
         int delivered = 0;
-        try (Results<Integer> results = pool.run(items)) {
+        try (Results<Integer, Integer> results = pool.run(items)) {
             while (results.hasNext()) {
                 bh.consume(results.next());
                 delivered++;
