@@ -3,7 +3,7 @@
 // shutdown comes between the wake-up and the run, the thread sees the shut-down queue (Python:
 // the woken task's future is resolved, but the task has not been scheduled yet).
 // Clauses: SQ-06 (one wake-up per item or slot, re-checked on waking), SQ-12 (in transit: the
-// reference notes' cases C3, C4, C5).
+// cases C3, C4, C5 of specs/probes.md).
 //
 // To hold a woken thread in transit we need a step that JShell cannot give us: several calls
 // while the queue's lock stays held, so that the woken thread cannot run until they are all done.

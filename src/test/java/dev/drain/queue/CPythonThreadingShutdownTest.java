@@ -305,7 +305,7 @@ class CPythonThreadingShutdownTest {
      * leaves it with room, every putter throws QueueShutDown.
      *
      * <p>CPython's version does not test what its name says: its helper ignores {@code immediate}
-     * and calls {@code shutdown()}, so it repeats test_shutdown_put (reference notes §5.8). This
+     * and calls {@code shutdown()}, so it repeats test_shutdown_put (CPython's test_shutdown_immediate_put never shuts down immediately). This
      * port shuts down immediately, as intended.
      */
     @Test

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The checks that CPython's own suite leaves implicit, from the probes run on CPython 3.13.0
- * (reference notes §1.10 and §4.3): the in-transit cases (C3-C9), the counter clamp (B2), an
+ * (the probes of specs/probes.md): the in-transit cases (C3-C9), the counter clamp (B2), an
  * immediate shutdown after a graceful one (A1), asyncio's single-check {@code join()}, and the order
  * of the checks in {@code putNowait}, {@code getNowait} and {@code put}.
  *
@@ -253,7 +253,7 @@ class SupplementaryChecksTest {
     }
 
     /**
-     * SQ-11 (asyncio's single-check join, reference notes §1.6): a join() released by the count
+     * SQ-11 (asyncio's single-check join, quirk 6 of specs/probes.md): a join() released by the count
      * reaching zero returns even though a put raised the count again before it ran.
      */
     @ParameterizedTest

@@ -68,12 +68,12 @@ class TraceReplayTest {
         return RANDOM.withThreadKinds();
     }
 
-    /** SQ-01 … SQ-14, SQ-17: a hand-written scenario (edge cases of the reference notes) agrees with CPython 3.13 step by step. */
+    /** SQ-01 … SQ-14, SQ-17: a hand-written scenario (the probes of specs/probes.md and CPython's own tests) agrees with CPython 3.13 step by step. */
     @ParameterizedTest(name = "{0} on {1}")
     @MethodSource("handwritten")
     void handwrittenScenarioAgreesWithCPython(TraceReplayer.Scenario scenario, ThreadKind threads, Evidence evidence)
             throws Exception {
-        evidence.property("Each hand-written scenario (every edge case of the reference notes) agrees with "
+        evidence.property("Each hand-written scenario (every probe of specs/probes.md, CPython's own tests) agrees with "
                 + "CPython 3.13 after every step, on platform and virtual threads.", CLAUSES);
         replay(scenario, threads, evidence);
     }
