@@ -10,6 +10,7 @@ import dev.drain.report.JvmThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
@@ -63,11 +64,47 @@ final class TourSnippets {
         queue.put("a");
         queue.put("b");
         queue.put("c");
-        String taken = queue.get();         // taken before the shutdown, not yet done
-        List<String> dropped = queue.shutdown(true); // immediate: drop what is queued, hand it back
-        System.out.println("dropped " + dropped + ", still unfinished: " + queue.unfinishedTasks());
-        queue.taskDone();                   // the item taken before still counts until it is done
-        System.out.println(taken + " done; join returns: " + queue.join(Duration.ZERO));
+        String taken = queue.get();                  // a consumer took "a" and works on it
+        List<String> dropped = queue.shutdown(true); // the emergency: b and c are dropped, never processed
+        queue.taskDone();                            // "a" is done
+        boolean joined = queue.join(Duration.ZERO);  // true: nothing is outstanding now...
+        System.out.println("join returned " + joined + " after " + taken + ", yet " + dropped + " never ran");
+        // ...which is not success: record what shutdown(true) returned apart, as work left undone
+        // @end
+    }
+
+    static void recipe() throws Exception {
+        // @start region="recipe"
+        ShutdownQueue<Integer> queue = new ShutdownQueue<>(4);
+        List<Integer> done = new CopyOnWriteArrayList<>();
+        Runnable consumer = () -> {
+            while (true) {
+                int item;
+                try {
+                    item = queue.get();
+                } catch (QueueShutDown e) {
+                    return;                          // shut down and drained: the normal way out
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // cancelled: keep the interrupt, and stop
+                    return;
+                }
+                try {
+                    done.add(item * item);
+                } finally {
+                    queue.taskDone();                // in a finally: whatever happens, join() can trust the count
+                }
+            }
+        };
+        List<Thread> consumers = List.of(Thread.ofVirtual().start(consumer), Thread.ofVirtual().start(consumer));
+        for (int item = 1; item <= 10; item++) {
+            queue.put(item);                         // the producer
+        }
+        queue.shutdown();                            // 1. producers are done: graceful, what is queued still drains
+        queue.join();                                // 2. the coordinator waits until every item is done...
+        for (Thread c : consumers) {
+            c.join();                                // 3. the consumers have left on QueueShutDown
+        }
+        System.out.println("work done: " + done.size() + " items"); // ...and only then declares the work done
         // @end
     }
 

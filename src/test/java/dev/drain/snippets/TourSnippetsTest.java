@@ -70,7 +70,7 @@ class TourSnippetsTest {
         Map<String, String> regions = regions();
         Map<String, String> blocks = readmeBlocks();
         assertThat(blocks.keySet()).as("README snippets").containsExactlyInAnyOrder("queue", "graceful",
-                "immediate", "pool", "stop", "context", "tree");
+                "immediate", "recipe", "pool", "stop", "context", "tree");
         List<String> stale = new ArrayList<>();
         blocks.forEach((name, code) -> {
             if (!code.equals(regions.get(name))) {
@@ -94,11 +94,16 @@ class TourSnippetsTest {
                 .containsExactly("put after shutdown: queue is shut down", "got a", "got b", "drained");
     }
 
-    /** SQ-08: an immediate shutdown hands back what it dropped; the item taken before still counts. */
+    /** SQ-08, SQ-11: after an immediate shutdown, join() returns once the taken item is done, although the dropped items never ran. */
     @Test
     void immediateRegionRuns() throws Exception {
-        assertThat(printed(TourSnippets::immediate))
-                .containsExactly("dropped [b, c], still unfinished: 1", "a done; join returns: true");
+        assertThat(printed(TourSnippets::immediate)).containsExactly("join returned true after a, yet [b, c] never ran");
+    }
+
+    /** SQ-05, SQ-07, SQ-10, SQ-11: the deployment recipe handles every item once and ends every consumer. */
+    @Test
+    void recipeRegionRuns() throws Exception {
+        assertThat(printed(TourSnippets::recipe)).containsExactly("work done: 10 items");
     }
 
     /** WP-2, WP-10: the pool tour gets every result and leaves no thread. */
