@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A thread-safe queue, bounded or not, that can be shut down: Python 3.13's
@@ -157,6 +158,10 @@ public class ShutdownQueue<T> {
     @GuardedBy("lock")
     private boolean shutdown;
 
+    /** The thread running {@link #atomically} steps, if any; blocking calls are refused on it. */
+    @GuardedBy("lock")
+    private @Nullable Thread atomic;
+
     /**
      * Creates a first-in-first-out queue: Python's {@code asyncio.Queue(maxsize)}.
      *
@@ -251,6 +256,7 @@ public class ShutdownQueue<T> {
         Objects.requireNonNull(item, "item");
         lock.lockInterruptibly();
         try {
+            requireNotAtomic("put()");
             while (isFull()) {
                 requireOpen();
                 putters.park(false, 0);
@@ -281,6 +287,7 @@ public class ShutdownQueue<T> {
         long nanos = toNanos(timeout);
         lock.lockInterruptibly();
         try {
+            requireNotAtomic("put(timeout)");
             requireOpen(); // before the argument check, as queue.Queue does
             requireNonNegative(timeout);
             while (isFull()) {
@@ -334,6 +341,7 @@ public class ShutdownQueue<T> {
     public T get() throws InterruptedException, QueueShutDown {
         lock.lockInterruptibly();
         try {
+            requireNotAtomic("get()");
             while (items.isEmpty()) {
                 if (shutdown) {
                     throw new QueueShutDown();
@@ -364,6 +372,7 @@ public class ShutdownQueue<T> {
         long nanos = toNanos(timeout);
         lock.lockInterruptibly();
         try {
+            requireNotAtomic("get(timeout)");
             if (shutdown && items.isEmpty()) {
                 throw new QueueShutDown();
             }
@@ -458,6 +467,7 @@ public class ShutdownQueue<T> {
     private boolean awaitCountReachedZero(boolean timed, long nanos) throws InterruptedException {
         lock.lockInterruptibly();
         try {
+            requireNotAtomic("join()");
             return tasks.awaitZero(timed, nanos);
         } finally {
             lock.unlock();
@@ -623,6 +633,66 @@ public class ShutdownQueue<T> {
             lock.unlock();
         }
         return state.toString(); // outside the lock: it calls the items' own toString
+    }
+
+    // ---- several operations as one ------------------------------------------------------------
+
+    /**
+     * Steps for {@link #atomically}: calls to the queue's non-blocking operations.
+     *
+     * @param <T> the queue's item type
+     * @param <X> what the steps may throw
+     */
+    @FunctionalInterface
+    public interface Steps<T, X extends Exception> {
+        /**
+         * Runs the steps on {@code queue}.
+         *
+         * @param queue the queue
+         * @throws X what a step throws
+         */
+        void run(ShutdownQueue<T> queue) throws X;
+    }
+
+    /**
+     * Runs {@code steps}, calls to this queue's non-blocking operations ({@code putNowait},
+     * {@code getNowait}, {@code taskDone}, {@code shutdown}, the observers), as one atomic step: no
+     * other thread sees the queue in between, and a thread that a step wakes cannot run until the
+     * steps are over; it is <em>in transit</em>, and re-checks the queue when it runs. This is what
+     * asyncio gives every task between two {@code await}s, and what the in-transit cases of
+     * {@code specs/probes.md} (C3 to C9) are made of: for example
+     * {@code queue.atomically(q -> { q.putNowait(x); q.shutdown(true); })} wakes a blocked getter
+     * for {@code x} and drains {@code x} before that getter runs (SQ-21).
+     *
+     * @param steps the operations
+     * @param <X> what the steps may throw
+     * @throws X what a step throws; the steps before it have taken effect
+     * @throws IllegalStateException if a step calls a blocking operation ({@code put}, {@code get},
+     *     {@code join}), which would let other threads in while it waits
+     */
+    public <X extends Exception> void atomically(Steps<T, X> steps) throws X {
+        Objects.requireNonNull(steps, "steps");
+        lock.lock();
+        try {
+            @Nullable Thread outer = atomic; // atomically() inside atomically() is one step too
+            atomic = Thread.currentThread();
+            try {
+                steps.run(this);
+            } finally {
+                atomic = outer;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A blocking call inside {@link #atomically} would wait with the lock released: refused. */
+    @GuardedBy("lock")
+    private void requireNotAtomic(String call) {
+        if (atomic == Thread.currentThread()) {
+            throw new IllegalStateException(call + " inside atomically(): a blocking call would let other threads in "
+                    + "while it waits; use the Nowait forms there");
+        }
     }
 
     // ---- test seams (package-private) ----------------------------------------------------------

@@ -114,7 +114,7 @@ final class TraceReplayer implements AutoCloseable {
         Map<Long, Map<String, @Nullable Object>> byTask = new TreeMap<>();
         if (step.get("batch") instanceof List<?> batch) {
             List<Worker> cancelled = new ArrayList<>();
-            queue.runLocked(() -> {
+            queue.atomically(q -> { // a batch is asyncio's synchronous run between two awaits: one step (SQ-21)
                 for (Object item : batch) {
                     Map<String, @Nullable Object> action = (Map<String, @Nullable Object>) item;
                     if (action.get("cancel") instanceof Long task) {
@@ -145,7 +145,7 @@ final class TraceReplayer implements AutoCloseable {
     }
 
     /**
-     * Interrupts a blocked task from inside {@code runLocked}. If it waits in the getter or putter
+     * Interrupts a blocked task from inside {@code atomically}. If it waits in the getter or putter
      * line, waits (bounded) until the interrupt has reached it, so that a wake-up later in the same
      * batch skips it, as asyncio skips a cancelled future.
      */
