@@ -64,10 +64,12 @@ final class Ledger<T> {
         return succeeded + failures.size() + discarded.size() + cancelled.size();
     }
 
-    /** The producer pulled one item: the lead (pulled minus settled) is measured here, exactly (WP-1). */
-    synchronized void pulled() {
+    /** The producer pulled one item: the lead (pulled minus settled) is measured here, exactly (WP-1). {@return the lead now} */
+    synchronized long pulled() {
         pulled++;
-        maxLead = Math.max(maxLead, pulled - finished());
+        long lead = pulled - finished();
+        maxLead = Math.max(maxLead, lead);
+        return lead;
     }
 
     synchronized void accepted() {

@@ -206,6 +206,7 @@ final class Lifecycle<T> {
         phase = Phase.ABANDONING;
         drop(run);
         run.dropOutbox();
+        new PoolEvents.Abandon().commitFor(pool, interrupted);
         reporter.recordNow("pool.abandoned", () -> interrupted ? "consumer interrupted" : "results closed");
         interruptDriver();
     }

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The pool's JDK Flight Recorder events: a recording shows each attempt (with its duration), each
- * escalated interrupt, and each stop and abort, under "drain" in JDK Mission Control. They cost
- * nothing when no recording is running.
+ * timeout and escalated interrupt, the lead of the source at each pull, and each stop, abort and
+ * abandon, under "drain" in JDK Mission Control; {@code ./contract-report --html} draws its
+ * timelines from them. They cost nothing when no recording is running.
  */
 final class PoolEvents {
     private PoolEvents() {}
@@ -100,6 +101,73 @@ final class PoolEvents {
             if (shouldCommit()) {
                 this.pool = pool;
                 this.discarded = discarded;
+                commit();
+            }
+        }
+    }
+
+    @Name("dev.drain.pool.Timeout")
+    @Label("Attempt timed out")
+    @Category({"drain", "Worker pool"})
+    @Description("An attempt outlived itemTimeout; the first interrupt follows")
+    static final class Timeout extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+        @Label("Item")
+        @Nullable String item;
+        @Label("Attempt")
+        int attempt;
+        @Label("Worker")
+        int worker;
+
+        void commitFor(String pool, ItemContext<?> context) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                this.item = Text.of(context.item());
+                this.attempt = context.attempt();
+                this.worker = context.worker();
+                commit();
+            }
+        }
+    }
+
+    @Name("dev.drain.pool.Lead")
+    @Label("Lead of the source")
+    @Category({"drain", "Worker pool"})
+    @Description("At each pull from the source: items pulled and not yet settled, against the bound")
+    static final class Lead extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+        @Label("Lead")
+        long lead;
+        @Label("Bound")
+        @Description("queueSize + workers + 1")
+        long bound;
+
+        void commitFor(String pool, long lead, long bound) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                this.lead = lead;
+                this.bound = bound;
+                commit();
+            }
+        }
+    }
+
+    @Name("dev.drain.pool.Abandon")
+    @Label("Abandon")
+    @Category({"drain", "Worker pool"})
+    @Description("The consumer closed the results before the end, or was interrupted while it waited")
+    static final class Abandon extends Event {
+        @Label("Pool")
+        @Nullable String pool;
+        @Label("Interrupted")
+        boolean interrupted;
+
+        void commitFor(String pool, boolean interrupted) {
+            if (shouldCommit()) {
+                this.pool = pool;
+                this.interrupted = interrupted;
                 commit();
             }
         }

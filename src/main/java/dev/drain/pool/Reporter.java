@@ -3,6 +3,7 @@ package dev.drain.pool;
 import dev.drain.queue.QueueFull;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -34,8 +35,11 @@ final class Reporter {
     /** How many events the run's threads may be ahead of the sink. */
     static final int BACKLOG = 256;
 
-    /** One event; {@code holdsRoom} if it took one of the {@link #BACKLOG} permits. */
-    private record Event(String name, Supplier<String> detail, boolean holdsRoom) {}
+    /**
+     * One event; {@code holdsRoom} if it took one of the {@link #BACKLOG} permits. An event with a
+     * {@code flushed} latch is no event, only a mark in the queue (see {@link #flush()}).
+     */
+    private record Event(String name, Supplier<String> detail, boolean holdsRoom, @Nullable CountDownLatch flushed) {}
 
     private final @Nullable MetricsSink sink;
     private final ShutdownQueue<Event> events = new ShutdownQueue<>(0);
@@ -77,13 +81,13 @@ final class Reporter {
                 // a stray interrupt: the pool's threads decide by the run's phase (decision 0015)
             }
         }
-        enqueue(new Event(name, detail, true));
+        enqueue(new Event(name, detail, true, null));
     }
 
     /** An event from any thread; never waits. */
     void recordNow(String name, Supplier<String> detail) {
         if (sink != null) {
-            enqueue(new Event(name, detail, false));
+            enqueue(new Event(name, detail, false, null));
         }
     }
 
@@ -92,6 +96,9 @@ final class Reporter {
             events.putNowait(event); // unbounded: never full
         } catch (QueueShutDown e) {
             release(event); // the run is over; nobody will deliver it
+            if (event.flushed() != null) {
+                event.flushed().countDown();
+            }
         } catch (QueueFull e) {
             throw new AssertionError("unreachable: an unbounded queue is never full", e);
         }
@@ -117,6 +124,10 @@ final class Reporter {
     }
 
     private void send(Event event) {
+        if (event.flushed() != null) {
+            event.flushed().countDown(); // every event before the mark has been delivered
+            return;
+        }
         MetricsSink target = sink;
         if (target == null || broken) {
             return;
@@ -138,6 +149,31 @@ final class Reporter {
     private void release(Event event) {
         if (event.holdsRoom()) {
             room.release();
+        }
+    }
+
+    /**
+     * Waits until every event recorded so far has been delivered (the sink has seen it, or thrown):
+     * the driver's last look before it decides the outcome, so that a sink that is behind can
+     * still end the run with a {@link VirtualMachineError} (WP-18). The wait ignores interrupts
+     * and keeps them; call it only once the reporter thread has been started.
+     */
+    void flush() {
+        if (sink == null) {
+            return;
+        }
+        CountDownLatch delivered = new CountDownLatch(1);
+        enqueue(new Event("flush", () -> "", false, delivered));
+        boolean interrupted = false;
+        while (delivered.getCount() > 0) {
+            try {
+                delivered.await();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

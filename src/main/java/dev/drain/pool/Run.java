@@ -66,7 +66,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             boundary.fork("driver", this::drive);
         } catch (Throwable e) { // the JVM could not start a thread: end the run here, on the caller's thread
             lifecycle.crashed(e);
-            finish();
+            finish(false);
             boundary.awaitAll();
             boundary.close();
             throw e;
@@ -79,6 +79,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     @Override
     public void stopIntake() {
         intake.stop();
+        source.stopPulling(); // a producer waiting inside the source would otherwise wait for its next item
     }
 
     @Override
@@ -109,15 +110,22 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         } catch (Throwable e) {
             lifecycle.crashed(e); // a pool thread threw after all: a bug in drain
         } finally {
-            finish();
+            finish(true);
         }
     }
 
-    /** The run's last steps, once every producer, worker and attempt thread has finished. */
-    private void finish() {
+    /**
+     * The run's last steps, once every producer, worker and attempt thread has finished; with
+     * {@code flushEvents}, the reporter (which must be running) first delivers what it still
+     * holds, so that a late fatal error from the sink ends the run as {@code Crashed}.
+     */
+    private void finish(boolean flushEvents) {
         try {
             closeSource(); // if the producer never ran
             discard(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
+            if (flushEvents) {
+                reporter.flush();
+            }
             RunOutcome<T> outcome = lifecycle.end();
             reporter.recordNow("pool.drained", () -> "outcome=" + outcome.getClass().getSimpleName() + " " + ledger);
         } finally {
@@ -150,9 +158,18 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     /** Pulls and puts until the source ends or intake stops; {@return the item still held, if a stop caught it} */
     private @Nullable T pullUntilStopped() {
         try {
-            while (lifecycle.isPulling()) {
-                switch (source.pull()) {
+            while (true) {
+                switch (source.pull(lifecycle::isPulling)) {
                     case Source.Pull.End<T> end -> {
+                        return null;
+                    }
+                    case Source.Pull.Stopped<T> stopped -> {
+                        return null;
+                    }
+                    case Source.Pull.Failed<T> failed when !lifecycle.isPulling()
+                            && !(failed.cause() instanceof VirtualMachineError) -> {
+                        // intake had stopped, and the stop interrupted the source: the stop's doing
+                        reporter.recordNow("source.interrupted", () -> "cause=" + Text.of(failed.cause()));
                         return null;
                     }
                     case Source.Pull.Failed<T> failed -> {
@@ -160,7 +177,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                         return null;
                     }
                     case Source.Pull.Item<T> pulled -> {
-                        ledger.pulled();
+                        new PoolEvents.Lead().commitFor(config.name(), ledger.pulled(),
+                                config.queueSize() + config.workers() + 1L);
                         T item = pulled.value();
                         if (!put(item)) {
                             return item;
@@ -170,7 +188,6 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                     }
                 }
             }
-            return null;
         } finally {
             intake.endOfInput();
             closeSource();

@@ -80,6 +80,7 @@ final class Supervisor<T, R> {
             }
             if (waited == Waited.TIMED_OUT) {
                 ledger.timedOut();
+                new PoolEvents.Timeout().commitFor(config.name(), context);
                 reporter.record("attempt.timeout", () -> context + " timeout=" + config.itemTimeout());
             }
             for (int round = 1; round <= INTERRUPT_ROUNDS && !single.isCompleted(); round++) {

@@ -133,7 +133,8 @@ public final class WorkerPool<T, R> {
      * @throws IllegalStateException if this pool has run before
      */
     public Results<T, R> run(Iterator<? extends T> source) {
-        return start(new Source<>(Objects.requireNonNull(source, "source"), null));
+        Objects.requireNonNull(source, "source");
+        return start(new Source<>(() -> source, null));
     }
 
     /**
@@ -145,7 +146,8 @@ public final class WorkerPool<T, R> {
      * @see #run(Iterator)
      */
     public Results<T, R> run(Iterable<? extends T> source) {
-        return run(Objects.requireNonNull(source, "source").iterator());
+        Objects.requireNonNull(source, "source");
+        return start(new Source<>(source::iterator, null)); // iterator() is asked for by the producer
     }
 
     /**
@@ -159,7 +161,7 @@ public final class WorkerPool<T, R> {
      */
     public Results<T, R> run(Stream<? extends T> source) {
         Objects.requireNonNull(source, "source");
-        return start(new Source<>(source.iterator(), source::close));
+        return start(new Source<>(source::iterator, source::close)); // a used stream fails the run, and is closed
     }
 
     private Results<T, R> start(Source<T> source) {

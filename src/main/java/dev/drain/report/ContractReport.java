@@ -21,12 +21,14 @@ import java.util.stream.Collectors;
  * data to {@code target/contract-report.json}, and exits with status 1 if any point fails.
  *
  * <pre>
- * usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json]
+ * usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json] [--html]
  *   --case NAME     run one case (happy, retry, timeout-retry, stubborn, permanent-failures,
  *                   request-stop, metrics-failing, context-isolation, abandon, abort,
  *                   caller-interrupted, leaky-handler)
  *   --intake KIND   run on one intake only
  *   --json          print the JSON instead of the tables
+ *   --html          also write target/contract-report.html: every case as a timeline, drawn from
+ *                   the pool's JDK Flight Recorder events
  * </pre>
  * From the repository: {@code ./contract-report [options]}, which compiles first if needed; or
  * through Maven, {@code ./mvnw -q compile exec:exec -Dreport.args="--case stubborn"}.
@@ -57,7 +59,7 @@ public final class ContractReport {
                     EVERY_CASE, CaseResult::taskDeltaOk));
 
     /** What the command line asked for. */
-    private record Options(List<Cases.Case> cases, List<WorkerPool.IntakeKind> intakes, boolean json) {}
+    private record Options(List<Cases.Case> cases, List<WorkerPool.IntakeKind> intakes, boolean json, boolean html) {}
 
     /**
      * Runs the report.
@@ -78,14 +80,20 @@ public final class ContractReport {
             options = parse(args);
         } catch (IllegalArgumentException e) {
             err.println("ContractReport: " + e.getMessage());
-            err.println("usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json]");
+            err.println("usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json] [--html]");
             return 2;
         }
         Style style = Style.detect(err);
         Provenance provenance = Provenance.now();
         JvmThreads.warmUp(); // so that task_delta moves only when a thread is started or left running
-        List<CaseResult> results = runCases(options, style);
+        List<TimelinePage.Entry> drawn = new ArrayList<>();
+        List<CaseResult> results = runCases(options, style, drawn);
         List<String> apiProblems = ApiScan.problems(ApiScan.PACKAGES);
+        if (options.html()) {
+            Path page = Path.of("target", "contract-report.html");
+            write(page, TimelinePage.render(provenance, drawn));
+            err.println("ContractReport: wrote " + page + " (" + drawn.size() + " timelines)");
+        }
         Map<String, Object> json = json(provenance, results, apiProblems);
         write(Path.of("target", "contract-report.json"), Json.write(json));
         if (options.json()) {
@@ -102,10 +110,12 @@ public final class ContractReport {
         List<Cases.Case> cases = Cases.ALL;
         List<WorkerPool.IntakeKind> intakes = List.of(WorkerPool.IntakeKind.values());
         boolean json = false;
+        boolean html = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
                 case "--json" -> json = true;
+                case "--html" -> html = true;
                 case "--case", "--intake" -> {
                     if (i + 1 >= args.length) {
                         throw new IllegalArgumentException(arg + " needs a value");
@@ -129,16 +139,25 @@ public final class ContractReport {
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
             }
         }
-        return new Options(cases, intakes, json);
+        return new Options(cases, intakes, json, html);
     }
 
-    private static List<CaseResult> runCases(Options options, Style style) {
+    /** Runs the cases; with {@code --html}, each under a recording of the pool's events, drawn into {@code drawn}. */
+    private static List<CaseResult> runCases(Options options, Style style, List<TimelinePage.Entry> drawn) {
         List<CaseResult> results = new ArrayList<>();
         int total = options.cases().size() * options.intakes().size();
         for (Cases.Case c : options.cases()) {
             for (WorkerPool.IntakeKind intake : options.intakes()) {
                 style.progress("[" + (results.size() + 1) + "/" + total + "] " + c.name() + " on " + intake);
-                results.add(runOne(c, intake));
+                if (options.html()) {
+                    Timeline.Recorded<CaseResult> recorded = Timeline.record(() -> runOne(c, intake));
+                    CaseResult result = recorded.value();
+                    results.add(result);
+                    drawn.add(new TimelinePage.Entry(result, c.shows(), Timeline.of(c.name() + " on " + result.intake(),
+                            Trial.poolName(c.name(), intake), recorded.events())));
+                } else {
+                    results.add(runOne(c, intake));
+                }
             }
         }
         style.progress("");

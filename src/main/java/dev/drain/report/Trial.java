@@ -72,7 +72,12 @@ final class Trial {
                 contextOk.set(false);
             }
             return handler.handle(item);
-        }).intake(intake).queueSize(queueSize).workers(workers).name("report-" + name + "-" + intake.name().toLowerCase(Locale.ROOT));
+        }).intake(intake).queueSize(queueSize).workers(workers).name(poolName(name, intake));
+    }
+
+    /** {@return the name of the pool of case {@code name} on {@code intake}} */
+    static String poolName(String name, WorkerPool.IntakeKind intake) {
+        return "report-" + name + "-" + intake.name().toLowerCase(Locale.ROOT);
     }
 
     /** A pool whose handlers count down {@code inFlight}, then block until they are interrupted. */

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import static dev.drain.pool.Workloads.assertEveryResultDelivered;
 import static dev.drain.pool.Workloads.assertLedgerExact;
 import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
@@ -65,6 +66,7 @@ class HandlerFaultsTest {
                 assertThat(f.cause()).hasMessageContaining("at 2").isInstanceOf(thrown.create(2).getClass());
             });
             assertLedgerExact(results);
+            assertEveryResultDelivered(results); // the consumer read to the end
         }
         assertThat(got).as("every pulled item but 2 succeeded").doesNotContain(Workloads.result(2));
         assertNoThreadsLeft(pool);

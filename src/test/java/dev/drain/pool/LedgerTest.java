@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import static dev.drain.pool.Workloads.assertEveryResultDelivered;
 import static dev.drain.pool.Workloads.assertLedgerExact;
 import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
@@ -74,6 +75,7 @@ class LedgerTest {
                 outcomeSeen.countDown();
                 aborter.value();
                 assertLedgerExact(results);
+                assertEveryResultDelivered(results); // the consumer read to the end
                 assertThat(aborted.discarded()).as("the five queued and the one the producer held")
                         .hasSize(5 + 1).hasSize((int) results.stats().discarded());
                 Set<Object> settled = new HashSet<>(aborted.discarded());
@@ -106,6 +108,7 @@ class LedgerTest {
                         // an abort before the natural end
                     }
                     assertLedgerExact(results);
+                    assertEveryResultDelivered(results); // the consumer read to the end
                 }
                 assertThat(pool.liveThreads()).isZero();
             }
@@ -170,7 +173,38 @@ class LedgerTest {
                 }
                 enders.forEach(Call::value);
                 assertLedgerExact(results);
+                assertEveryResultDelivered(results); // the consumer read to the end
             }
+            assertNoThreadsLeft(pool);
+        }
+    }
+
+    /**
+     * WP-2, WP-13, WP-14: a consumer that stops reading after the run has ended (a close, or an
+     * interrupt) leaves the run's outcome as it was and its books exact; the results it did not
+     * read are left unread, and counted (succeeded minus delivered).
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aConsumerThatStopsReadingAfterTheEndLeavesTheOutcomeAsItWas(ThreadKind kind) {
+        for (boolean interrupt : new boolean[] {false, true}) {
+            WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(4).queueSize(2).build();
+            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+                Results<Integer, String> results = pool.run(CountingSource.of(3));
+                try (results) {
+                    assertThat(results.next()).startsWith("r");
+                    Waits.until("the run has ended", () -> results.outcome().isPresent() && pool.liveThreads() == 0);
+                    if (interrupt) {
+                        Thread.currentThread().interrupt();
+                        assertThat(catchThrowableOfType(java.util.concurrent.CancellationException.class, results::hasNext))
+                                .isNotNull();
+                        assertThat(Thread.interrupted()).as("the interrupt status is kept").isTrue();
+                    }
+                }
+                assertThat(results.stats().succeeded() - results.stats().delivered()).as("left unread").isEqualTo(2);
+                return assertLedgerExact(results);
+            });
+            assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(false));
             assertNoThreadsLeft(pool);
         }
     }

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import static dev.drain.pool.Workloads.assertEveryResultDelivered;
 import static dev.drain.pool.Workloads.assertLedgerExact;
 import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
@@ -86,6 +87,7 @@ class LifecycleTest {
         try (Results<Integer, String> results = pool.run(source)) {
             assertThatThrownBy(results::hasNext).isInstanceOf(PoolAborted.class);
             assertThat(assertLedgerExact(results)).isEqualTo(new RunOutcome.Aborted<Integer>(List.of(), List.of(), List.of()));
+            assertEveryResultDelivered(results); // the consumer read to the end
         }
         assertThat(source.pulled()).isZero();
         assertNoThreadsLeft(pool);

@@ -1,10 +1,12 @@
 package dev.drain.pool;
 
+import static dev.drain.pool.Workloads.assertEveryResultDelivered;
 import static dev.drain.pool.Workloads.assertLedgerExact;
 import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
 import static dev.drain.pool.Workloads.result;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.drain.pool.Workloads.CountingSource;
@@ -49,6 +51,7 @@ class SinkFaultsTest {
         try (Results<Integer, String> results = pool.run(CountingSource.of(items))) {
             List<String> got = drain(results);
             assertLedgerExact(results);
+            assertEveryResultDelivered(results); // the consumer read to the end
             assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(false));
             return got;
         }
@@ -104,6 +107,7 @@ class SinkFaultsTest {
         try (Results<Integer, String> results = pool.run(CountingSource.of(20))) {
             assertThat(drain(results)).hasSize(20);
             assertLedgerExact(results);
+            assertEveryResultDelivered(results); // the consumer read to the end
             assertThat(results.stats().metricsRaised()).isEqualTo(calls.get()).isPositive();
         }
         assertNoThreadsLeft(pool);
@@ -124,6 +128,7 @@ class SinkFaultsTest {
                 StackOverflowError thrown = catchThrowableOfType(StackOverflowError.class, () -> drain(results));
                 assertThat(thrown).isSameAs(overflow);
                 assertThat(catchThrowableOfType(StackOverflowError.class, results::hasNext)).as("again").isSameAs(overflow);
+                assertEveryResultDelivered(results);
                 return assertLedgerExact(results);
             }
         });
@@ -152,6 +157,7 @@ class SinkFaultsTest {
             self.set(results);
             assertThat(drain(results)).hasSize(10);
             assertLedgerExact(results);
+            assertEveryResultDelivered(results); // the consumer read to the end
         }
         assertThat(refused.get()).isInstanceOf(WrongThreadException.class);
         assertNoThreadsLeft(pool);
@@ -172,6 +178,27 @@ class SinkFaultsTest {
             assertThat(catchThrowableOfType(PoolAborted.class, () -> results.forEachRemaining(got::add))).isNotNull();
             assertThat(got).contains(result(4));
             assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Aborted.class);
+            assertEveryResultDelivered(results); // the consumer read to the end
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-8, WP-18: a VirtualMachineError from a sink that is behind still ends the run as Crashed: the outcome waits for the backlog. */
+    @Test
+    void virtualMachineErrorFromASinkThatIsBehindCrashesTheRun() {
+        StackOverflowError overflow = new StackOverflowError("the sink recursed");
+        AtomicInteger seen = new AtomicInteger();
+        WorkerPool<Integer, String> pool = pool((event, detail) -> {
+            if (seen.incrementAndGet() < 40) {
+                java.util.concurrent.locks.LockSupport.parkNanos(2_000_000); // a slow sink: the run ends before it is done
+            }
+            if (event.equals("attempt.succeeded") && detail.startsWith("item=1 ")) {
+                throw overflow;
+            }
+        });
+        try (Results<Integer, String> results = pool.run(CountingSource.of(3))) {
+            assertThat(catchThrowable(() -> drain(results))).as("the outcome is %s", results.outcome()).isSameAs(overflow);
+            assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Crashed.class);
         }
         assertNoThreadsLeft(pool);
     }

@@ -1,11 +1,13 @@
 package dev.drain.pool;
 
+import static dev.drain.pool.Workloads.assertEveryResultDelivered;
 import static dev.drain.pool.Workloads.assertLedgerExact;
 import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.drain.pool.Workloads.Gate;
 import dev.drain.support.Bounds;
@@ -21,6 +23,8 @@ import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -125,6 +129,7 @@ class SourceFaultsTest {
                     assertThat(end).as("%s from %s", kind, fault).isSameAs(thrown);
                 }
                 RunOutcome<Integer> outcome = assertLedgerExact(results);
+                assertEveryResultDelivered(results); // the consumer read to the end
                 assertThat(outcome).isInstanceOfSatisfying(RunOutcome.SourceFailed.class,
                         failed -> assertThat(failed.cause()).isSameAs(thrown));
                 assertThat(results.stats().succeeded()).as("every pulled item handled").isEqualTo(results.stats().pulled());
@@ -145,6 +150,7 @@ class SourceFaultsTest {
             assertThatThrownBy(() -> drain(results)).isInstanceOf(NullPointerException.class)
                     .hasMessageContaining("the source returned null");
             assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.SourceFailed.class);
+            assertEveryResultDelivered(results); // the consumer read to the end
         }
         assertNoThreadsLeft(pool);
     }
@@ -157,6 +163,7 @@ class SourceFaultsTest {
         try (Results<Integer, String> results = pool.run(new FailingSource(Fault.NEXT, overflow))) {
             assertThat(catchThrowable(() -> drain(results))).isSameAs(overflow);
             assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Crashed.class);
+            assertEveryResultDelivered(results); // the consumer read to the end
         }
         assertNoThreadsLeft(pool);
     }
@@ -234,5 +241,107 @@ class SourceFaultsTest {
             }
             assertNoThreadsLeft(pool);
         }
+    }
+
+    /** A source that gives {@code items} items and then waits for more, until interrupted: a feed, a socket. */
+    private static final class WaitingFeed implements Iterator<Integer> {
+        private final int items;
+        private int pulled;
+        final CountDownLatch waiting = new CountDownLatch(1);
+
+        WaitingFeed(int items) {
+            this.items = items;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (pulled < items) {
+                return true;
+            }
+            waiting.countDown();
+            try {
+                new CountDownLatch(1).await(); // no more data yet: only an interrupt ends this wait
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("the feed was interrupted", e);
+            }
+            throw new AssertionError("unreachable: the latch never opens");
+        }
+
+        @Override
+        public Integer next() {
+            return pulled++;
+        }
+
+        void awaitWaiting() throws InterruptedException {
+            assertThat(waiting.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the feed waits for data").isTrue();
+        }
+    }
+
+    /** WP-7, WP-18: requestStop() ends a run whose source waits for its next item: the stop interrupts it, and that is no failure. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void requestStopEndsARunWhoseSourceIsWaiting(ThreadKind kind) throws Exception {
+        WaitingFeed feed = new WaitingFeed(3);
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(feed)) {
+                assertThat(drain(results)).hasSize(3);
+                assertEveryResultDelivered(results);
+                return assertLedgerExact(results);
+            }
+        });
+        feed.awaitWaiting();
+        pool.requestStop();
+        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-6, WP-18: a permanent failure ends a run whose source waits for its next item. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void permanentFailureEndsARunWhoseSourceIsWaiting(ThreadKind kind) {
+        WaitingFeed feed = new WaitingFeed(1);
+        WorkerPool<Integer, String> pool = pool(item -> {
+            feed.awaitWaiting();
+            throw new IOException("item " + item + " failed");
+        }).build();
+        Call<PoolFailure> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(feed)) {
+                return catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            }
+        });
+        assertThat(java.util.Objects.requireNonNull(owner.value(), "the PoolFailure").failures()).hasSize(1);
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-16, WP-18: a Stream already used fails the run as SourceFailed, on the producer's thread, and is still closed once. */
+    @Test
+    void aUsedStreamFailsTheRunAndIsClosed() {
+        AtomicInteger closes = new AtomicInteger();
+        Stream<Integer> used = Stream.of(1, 2).onClose(closes::incrementAndGet);
+        assertThat(used.count()).isEqualTo(2);
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
+        try (Results<Integer, String> results = pool.run(used)) {
+            assertThatThrownBy(() -> drain(results)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("stream has already been operated upon or closed");
+            assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.SourceFailed.class);
+        }
+        assertThat(closes).hasValue(1);
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-16, WP-19: a second run() names the state, whatever the stream it is given, and closes that stream. */
+    @Test
+    void aSecondRunNamesTheStateAndClosesTheStream() {
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
+            assertThat(drain(results)).hasSize(1);
+        }
+        AtomicInteger closes = new AtomicInteger();
+        Stream<Integer> used = Stream.of(1, 2).onClose(closes::incrementAndGet);
+        assertThat(used.count()).isEqualTo(2);
+        assertThatThrownBy(() -> pool.run(used)).isInstanceOf(IllegalStateException.class).hasMessageContaining("runs once");
+        assertThat(closes).hasValue(1);
     }
 }
