@@ -1,0 +1,25 @@
+/**
+ * drain: graceful and emergency shutdown for concurrent work, on the JDK's structured
+ * concurrency. The API is two packages: {@link dev.drain.queue} (a blocking queue with Python 3.13
+ * {@code asyncio.Queue} shutdown semantics) and {@link dev.drain.pool} (a worker pool built on it).
+ *
+ * <p>Compiled with preview features of JDK 25 ({@code StructuredTaskScope}): a project that uses
+ * this module compiles, tests and runs with {@code --enable-preview} on JDK 25.
+ *
+ * <p>{@code dev.drain.report}, the contract report (the project's main job), is compiled with the
+ * library but is not exported, and the library jar leaves it out: it runs from the build's class
+ * folder ({@code ./contract-report}), never from the jar.
+ */
+module dev.drain {
+    exports dev.drain.queue;
+    exports dev.drain.pool;
+
+    // The pool's JDK Flight Recorder events (dev.drain.pool.PoolEvents).
+    requires jdk.jfr;
+    // Only the report needs it (HotSpotDiagnosticMXBean in dev.drain.report.JvmThreads), and the
+    // report is not in the jar: needed to compile, not to run the library.
+    requires static jdk.management;
+    // Annotations only (@NullMarked, @Nullable, @GuardedBy): needed to compile, not to run.
+    requires static org.jspecify;
+    requires static com.google.errorprone.annotations;
+}
