@@ -1,10 +1,6 @@
-// 00: check the setup before anything else. drain needs JDK 25 exactly (StructuredTaskScope is a
-// preview API in 25, and preview class files run only on the release they were compiled for),
-// preview features enabled, and drain's classes on the class path. jshell/drain-jshell sees to
-// all three; this script says which one is missing when JShell was started some other way.
-//
-// A JShell habit to keep in mind when you type along: a line that is already a complete snippet
-// ends it, so a long expression breaks after an operator, never before.
+// 00: check the setup first: drain needs JDK 25 exactly (StructuredTaskScope is a preview API in 25,
+// and preview class files run only on the release that compiled them), preview features on, and
+// drain's classes on the class path. jshell/drain-jshell sees to all three; this says which is missing.
 
 System.out.println("Runtime.version() = " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")");
 
@@ -35,5 +31,11 @@ if (problem != null) {
 System.out.println(problem == null
         ? "OK: JDK 25, preview features on, drain's classes loaded: the other scripts will run."
         : "NOT OK: " + problem);
+
+// A JShell habit for typing along: a line that is already a complete snippet ends it, so break a long
+// expression after an operator or a '.', never before.
+tryIt("00", "what does a WorkerPool print before it has run: its settings, its state, its live threads?",
+        "var first = WorkerPool.<Integer, Integer>builder(n -> n * n).name(\"first\").build();",
+        "System.out.println(first + \", live threads: \" + first.liveThreads());");
 
 /exit problem == null ? 0 : 1

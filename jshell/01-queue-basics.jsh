@@ -1,21 +1,8 @@
-// 01: ShutdownQueue is Python 3.13's asyncio.Queue for Java threads. This script stays on one
-// thread and never blocks: the blocking forms are called only when they can finish at once.
-// Clauses: SQ-01 (orders, bounds), SQ-02 (putNowait), SQ-03 (getNowait), SQ-10 (taskDone),
-// SQ-11 (join), SQ-15 (timed forms), SQ-17 (toString is Python's str(queue)).
+// 01: ShutdownQueue is Python 3.13's asyncio.Queue for Java threads; one thread here, and the blocking
+// forms are called only when they can finish at once. Clauses: SQ-01 (orders, bounds), SQ-02, SQ-03
+// (the Nowait forms), SQ-10 (taskDone), SQ-11 (join), SQ-15 (timed forms), SQ-17 (str(queue)).
 
-System.out.println("== 01 queue basics: put/get, the nowait forms, taskDone/join, str(queue) ==");
-
-// show(code, call): runs the call and prints what it returned or threw, like a Python REPL line.
-void show(String code, Callable<?> call) {
-    String result;
-    try {
-        Object value = call.call();
-        result = value == null ? "ok" : "returns " + value;
-    } catch (Exception e) {
-        result = "throws " + e.getClass().getSimpleName() + " (" + e.getMessage() + ")";
-    }
-    System.out.printf("  %-48s -> %s%n", code, result);
-}
+System.out.println("== 01 queue basics: put/get, the Nowait forms, taskDone/join, str(queue) ==");
 
 var q = new ShutdownQueue<Integer>(2); // asyncio.Queue(maxsize=2): at most two items
 
@@ -62,5 +49,9 @@ var q = new ShutdownQueue<Integer>(2); // asyncio.Queue(maxsize=2): at most two 
     show("three lifo.get()", () -> List.of(lifo.get(), lifo.get(), lifo.get()));
     show("three prio.get()", () -> List.of(prio.get(), prio.get(), prio.get()));
 }
+
+tryIt("01", "q is empty again. After two puts, what does str(q) show, and what does a third putNowait do?",
+        "show(\"q after putNowait(5), putNowait(6)\", () -> { q.putNowait(5); q.putNowait(6); return q; });",
+        "show(\"q.putNowait(7)\", () -> { q.putNowait(7); return null; });");
 
 /exit

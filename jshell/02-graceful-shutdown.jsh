@@ -1,56 +1,8 @@
-// 02: a graceful shutdown, shutdown() (= shutdown(false)): the queue stops growing, the items
-// already in it still drain, and every thread blocked in get() or put() is woken to re-check.
-// Clauses: SQ-04 (nothing is added after shutdown), SQ-05 (consumers drain), SQ-07 (graceful
-// shutdown wakes every waiter), SQ-17 (str(queue) shows "shutdown").
+// 02: a graceful shutdown, shutdown() (= shutdown(false)): the queue stops growing, what is queued still
+// drains, and every thread blocked in get() or put() is woken to re-check. Clauses: SQ-04 (nothing added
+// after shutdown), SQ-05 (consumers drain), SQ-07 (every waiter woken), SQ-17 (str(queue) says shutdown).
 
 System.out.println("== 02 graceful shutdown: items drain, puts fail, blocked threads are woken ==");
-
-// show(code, call): runs the call and prints what it returned or threw, like a Python REPL line.
-void show(String code, Callable<?> call) {
-    String result;
-    try {
-        Object value = call.call();
-        result = value == null ? "ok" : "returns " + value;
-    } catch (Exception e) {
-        result = "throws " + e.getClass().getSimpleName() + " (" + e.getMessage() + ")";
-    }
-    System.out.printf("  %-48s -> %s%n", code, result);
-}
-
-// A call made on a thread of its own. Call.blocked(name, line, work) starts work on a new virtual
-// thread and returns once that thread waits in line (line counts the waiters: q::waitingGetters,
-// q::waitingPutters or q::waitingJoiners); it polls the count, for at most 5 s, no guessed sleep.
-// end() waits for the call, at most 5 s, and for its thread, and says how the call ended.
-record Call(Thread thread, CompletableFuture<String> ending) {
-    static Call blocked(String name, IntSupplier line, Callable<?> work) {
-        int before = line.getAsInt();
-        var ending = new CompletableFuture<String>();
-        Thread thread = Thread.ofVirtual().name(name).start(() -> {
-            try {
-                Object value = work.call();
-                ending.complete(value == null ? "returned" : "returned " + value);
-            } catch (Exception e) {
-                ending.complete("threw " + e.getClass().getSimpleName());
-            }
-        });
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (line.getAsInt() == before) {
-            if (ending.isDone() || System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(name + " did not wait in line: " + ending.getNow("still running"));
-            }
-            Thread.yield();
-        }
-        return new Call(thread, ending);
-    }
-
-    String end() throws Exception {
-        String how = ending.get(5, TimeUnit.SECONDS);
-        if (!thread.join(Duration.ofSeconds(5))) {
-            throw new IllegalStateException(thread.getName() + " is still running");
-        }
-        return String.format("  %-48s -> %s", thread.getName(), how);
-    }
-}
 
 var q = new ShutdownQueue<String>(3);
 
@@ -92,5 +44,9 @@ var q = new ShutdownQueue<String>(3);
     show("full.get()  (the queued item still drains)", () -> full.get());
     show("full", () -> full);
 }
+
+tryIt("02", "q is shut down and drained, yet tasks=2. Do taskDone() and join() still work after a shutdown?",
+        "show(\"q.taskDone(), twice\", () -> { q.taskDone(); q.taskDone(); return q; });",
+        "show(\"q.join(Duration.ZERO)\", () -> q.join(Duration.ZERO));");
 
 /exit

@@ -1,45 +1,30 @@
-// 03: an immediate shutdown, shutdown(true): what a graceful shutdown does (script 02), and the
-// queued items are removed at once and handed back to the caller, one unfinished task each.
-// Items a consumer took before the shutdown are not touched: join() still waits for their taskDone().
-// Clauses: SQ-08 (immediate shutdown, the drain, join), SQ-09 (repeated and mixed shutdowns),
-// SQ-10 (taskDone ignores shutdown), SQ-11 (join).
+// 03: an immediate shutdown, shutdown(true): a graceful shutdown (script 02) that also drops what is queued
+// and hands it back. Items taken before it still count: join() waits for their taskDone(). Clauses: SQ-08
+// (immediate shutdown, the drain, join), SQ-09 (repeated, mixed), SQ-10 (taskDone), SQ-11 (join).
 
 System.out.println("== 03 immediate shutdown: shutdown(true) returns the dropped items ==");
 
-// show(code, call): runs the call and prints what it returned or threw, like a Python REPL line.
-void show(String code, Callable<?> call) {
-    String result;
-    try {
-        Object value = call.call();
-        result = value == null ? "ok" : "returns " + value;
-    } catch (Exception e) {
-        result = "throws " + e.getClass().getSimpleName() + " (" + e.getMessage() + ")";
-    }
-    System.out.printf("  %-48s -> %s%n", code, result);
-}
-
 var q = new ShutdownQueue<String>(0);
+List<String> dropped = new ArrayList<>(); // the work left undone, recorded apart
 
 {
-    System.out.println("Three items queued; a consumer takes one and is still working on it:");
+    System.out.println("Three items queued; a consumer takes a and works on it; a coordinator waits in join():");
     q.put("a");
     q.put("b");
     q.put("c");
-    show("q.get()", () -> q.get());
+    show("q.get()  (the consumer has a)", () -> q.get());
+    var joiner = Call.blocked("joiner  (waits in q.join())", q::waitingJoiners, () -> { q.join(); return null; });
     show("q", () -> q);
     System.out.println("shutdown(true) drops the rest and returns it, in the order get() would have:");
-    show("q.shutdown(true)", () -> q.shutdown(true));
-    show("q", () -> q);
+    show("q.shutdown(true)", () -> { dropped.addAll(q.shutdown(true)); return dropped; });
+    show("q  (b and c are counted off; a is not done)", () -> q);
+    show("q.waitingJoiners()  (join still waits for a)", () -> q.waitingJoiners());
     show("q.get()  (shut down, nothing left)", () -> q.get());
     show("q.put(\"d\")", () -> { q.put("d"); return null; });
-}
-
-{
-    System.out.println("The drop subtracted b and c from the count; a is taken, so join() waits for its taskDone():");
-    show("q.unfinishedTasks()", () -> q.unfinishedTasks());
-    show("q.join(Duration.ZERO)", () -> q.join(Duration.ZERO));
     show("q.taskDone()  (the consumer is done with a)", () -> { q.taskDone(); return null; });
-    show("q.join(Duration.ZERO)", () -> q.join(Duration.ZERO));
+    System.out.println(joiner.end());
+    System.out.println("join() returned, yet " + dropped + " never ran: after shutdown(true), a join() that returns is NOT success.");
+    System.out.println("The work left undone is what shutdown(true) returned, recorded apart: dropped=" + dropped);
     show("q.taskDone()  (b and c are nobody's to finish)", () -> { q.taskDone(); return null; });
 }
 
@@ -51,7 +36,7 @@ var q = new ShutdownQueue<String>(0);
 }
 
 {
-    System.out.println("Compare script 02: the same queue shut down gracefully keeps b and c for the consumers:");
+    System.out.println("Side by side with script 02: the same queue shut down gracefully keeps b and c for the consumers:");
     var g = new ShutdownQueue<String>(0);
     g.put("a");
     g.put("b");
@@ -59,9 +44,15 @@ var q = new ShutdownQueue<String>(0);
     show("g.get()", () -> g.get());
     show("g.shutdown(false)  (drops nothing)", () -> g.shutdown(false));
     show("g", () -> g);
-    show("g.get()", () -> g.get());
-    show("g.get()", () -> g.get());
+    show("g.get(), g.get()", () -> List.of(g.get(), g.get()));
     show("g.get()", () -> g.get());
 }
+
+tryIt("03", "a queue holds x and y and no consumer has taken anything. What does shutdown(true) return, " +
+                "and does join(ZERO) say true although nothing was done?",
+        "var e = new ShutdownQueue<String>(0);",
+        "e.put(\"x\"); e.put(\"y\");",
+        "show(\"e.shutdown(true)\", () -> e.shutdown(true));",
+        "show(\"e.join(Duration.ZERO)\", () -> e.join(Duration.ZERO));");
 
 /exit

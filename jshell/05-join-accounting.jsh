@@ -1,67 +1,8 @@
-// 05: join() and the unfinished-task count. Each put adds one, each taskDone() takes one off, an
-// immediate shutdown takes one off per item it drops (never below zero), and join() returns once
-// the count has been zero since it was called: it checks once, as asyncio's join() does.
-// Clauses: SQ-10 (taskDone ignores shutdown), SQ-11 (join waits for zero, once), SQ-08 (the
-// clamp, probe B2; join after an immediate shutdown waits for items taken before it, probe B1).
+// 05: join() and the unfinished-task count: each put adds one, each taskDone() takes one off, an immediate
+// shutdown takes one off per item it drops (never below zero), and join() checks once. Clauses: SQ-10, SQ-11
+// (join waits for zero, once: quirk 6), SQ-08 (the clamp, probe B2; join after shutdown(true), probe B1).
 
 System.out.println("== 05 join accounting: taskDone, join's single check, the clamp, join after shutdown(true) ==");
-
-// show(code, call): runs the call and prints what it returned or threw, like a Python REPL line.
-void show(String code, Callable<?> call) {
-    String result;
-    try {
-        Object value = call.call();
-        result = value == null ? "ok" : "returns " + value;
-    } catch (Exception e) {
-        result = "throws " + e.getClass().getSimpleName() + " (" + e.getMessage() + ")";
-    }
-    System.out.printf("  %-48s -> %s%n", code, result);
-}
-
-// A call made on a thread of its own. Call.blocked(name, line, work) starts work on a new virtual
-// thread and returns once that thread waits in line (line counts the waiters: q::waitingGetters,
-// q::waitingPutters or q::waitingJoiners); it polls the count, for at most 5 s, no guessed sleep.
-// end() waits for the call, at most 5 s, and for its thread, and says how the call ended.
-record Call(Thread thread, CompletableFuture<String> ending) {
-    static Call blocked(String name, IntSupplier line, Callable<?> work) {
-        int before = line.getAsInt();
-        var ending = new CompletableFuture<String>();
-        Thread thread = Thread.ofVirtual().name(name).start(() -> {
-            try {
-                Object value = work.call();
-                ending.complete(value == null ? "returned" : "returned " + value);
-            } catch (Exception e) {
-                ending.complete("threw " + e.getClass().getSimpleName());
-            }
-        });
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (line.getAsInt() == before) {
-            if (ending.isDone() || System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(name + " did not wait in line: " + ending.getNow("still running"));
-            }
-            Thread.yield();
-        }
-        return new Call(thread, ending);
-    }
-
-    String end() throws Exception {
-        String how = ending.get(5, TimeUnit.SECONDS);
-        if (!thread.join(Duration.ofSeconds(5))) {
-            throw new IllegalStateException(thread.getName() + " is still running");
-        }
-        return String.format("  %-48s -> %s", thread.getName(), how);
-    }
-}
-
-// underLock(q, steps): runs the steps while holding q's lock, so that a thread they wake cannot
-// run until they are all done. It goes through ShutdownQueue.runLocked(Runnable), a package-private
-// TEST SEAM (not API), reached by reflection: setAccessible works only because drain's classes are
-// on the class path, in the unnamed module.
-void underLock(ShutdownQueue<?> q, Runnable steps) throws ReflectiveOperationException {
-    var runLocked = ShutdownQueue.class.getDeclaredMethod("runLocked", Runnable.class);
-    runLocked.setAccessible(true);
-    runLocked.invoke(q, steps);
-}
 
 {
     System.out.println("Two items put, a thread waits in join(); a consumer gets and finishes them one by one:");
@@ -69,26 +10,22 @@ void underLock(ShutdownQueue<?> q, Runnable steps) throws ReflectiveOperationExc
     q.put("x");
     q.put("y");
     var joiner = Call.blocked("joiner  (waits in q.join())", q::waitingJoiners, () -> { q.join(); return null; });
-    show("q.get()", () -> q.get());
-    show("q.taskDone()", () -> { q.taskDone(); return null; });
-    show("q  (one task left)", () -> q);
-    show("q.waitingJoiners()  (still waiting)", () -> q.waitingJoiners());
-    show("q.get()", () -> q.get());
-    show("q.taskDone()  (the count reaches zero)", () -> { q.taskDone(); return null; });
+    show("q.get(); q.taskDone()", () -> { q.get(); q.taskDone(); return q; });
+    show("q.waitingJoiners()  (one task left: still waiting)", () -> q.waitingJoiners());
+    show("q.get(); q.taskDone()  (the count reaches zero)", () -> { q.get(); q.taskDone(); return q; });
     System.out.println(joiner.end());
 }
 
 {
-    System.out.println("""
-            join() checks once. Under the test seam runLocked (reflection, as in script 04) the count reaches
-            zero and a put raises it again before the joiner runs; the joiner returns all the same:""");
+    System.out.println("join() checks once (quirk 6). In one atomically() step the count reaches zero, which releases");
+    System.out.println("the joiner, and a put raises it again before the joiner runs; the joiner returns all the same:");
     var once = new ShutdownQueue<Integer>(0);
     once.put(1);
     var joiner = Call.blocked("joiner  (waits in once.join())", once::waitingJoiners, () -> { once.join(); return null; });
-    underLock(once, () -> {
-        show("once.get()", () -> once.get());
-        show("once.taskDone()  (zero: the joiner is released)", () -> { once.taskDone(); return null; });
-        show("once.put(2)  (before the joiner runs)", () -> { once.put(2); return null; });
+    once.atomically(q -> {
+        show("q.getNowait()", () -> q.getNowait());
+        show("q.taskDone()  (zero: the joiner is released)", () -> { q.taskDone(); return null; });
+        show("q.putNowait(2)  (before the joiner runs)", () -> { q.putNowait(2); return null; });
     });
     System.out.println(joiner.end());
     show("once  (asyncio returns; queue.Queue would wait)", () -> once);
@@ -99,12 +36,9 @@ void underLock(ShutdownQueue<?> q, Runnable steps) throws ReflectiveOperationExc
     var clamp = new ShutdownQueue<String>(0);
     clamp.put("a");
     clamp.put("b");
-    show("clamp.taskDone()", () -> { clamp.taskDone(); return null; });
-    show("clamp.taskDone()", () -> { clamp.taskDone(); return null; });
-    show("clamp", () -> clamp);
+    show("clamp.taskDone(); clamp.taskDone()", () -> { clamp.taskDone(); clamp.taskDone(); return clamp; });
     show("clamp.shutdown(true)", () -> clamp.shutdown(true));
     show("clamp.unfinishedTasks()  (0, not -2)", () -> clamp.unfinishedTasks());
-    show("clamp.taskDone()", () -> { clamp.taskDone(); return null; });
 }
 
 {
@@ -115,12 +49,27 @@ void underLock(ShutdownQueue<?> q, Runnable steps) throws ReflectiveOperationExc
     taken.put("c");
     show("taken.get()  (a consumer is working on a)", () -> taken.get());
     var joiner = Call.blocked("joiner  (waits in taken.join())", taken::waitingJoiners, () -> { taken.join(); return null; });
-    show("taken", () -> taken);
     show("taken.shutdown(true)", () -> taken.shutdown(true));
     show("taken  (a is still unfinished)", () -> taken);
     show("taken.waitingJoiners()  (still waiting)", () -> taken.waitingJoiners());
     show("taken.taskDone()  (the consumer finishes a)", () -> { taken.taskDone(); return null; });
     System.out.println(joiner.end());
 }
+
+{
+    System.out.println("A forgotten taskDone(): the consumer took every item and finished them, but acknowledged one only.");
+    var forgot = new ShutdownQueue<String>(0);
+    forgot.put("a");
+    forgot.put("b");
+    show("forgot.get(); forgot.taskDone(); forgot.get()", () -> { forgot.get(); forgot.taskDone(); return forgot.get(); });
+    show("forgot.join(Duration.ofMillis(200))", () -> forgot.join(Duration.ofMillis(200)));
+    System.out.println("  false: join() waits for a taskDone() that never comes. Untimed, this join() never returns.");
+}
+
+tryIt("05", "taskDone() called before get() (quirk 5): what is the count then, and what does the consumer's own " +
+                "taskDone() do after its get()?",
+        "var early = new ShutdownQueue<String>(0);",
+        "early.put(\"a\"); early.taskDone(); show(\"early\", () -> early);",
+        "show(\"early.get(); early.taskDone()\", () -> { early.get(); early.taskDone(); return null; });");
 
 /exit

@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import jdk.jshell.EvalException;
@@ -70,50 +71,164 @@ class JShellScriptsTest {
     /** Every script's run, started when the first is needed; guarded by the class. */
     private static final Map<Script, Future<Run>> RUNS = new EnumMap<>(Script.class);
 
-    /** The scripts, each with the lines (whitespace runs collapsed) that show its key result. */
+    /**
+     * The scripts, in reading order, each with the lines (whitespace runs collapsed) that show its key
+     * result; the last of them are the answer its "Try it" lines print, which the test runs too.
+     */
     enum Script {
         /** The setup check: JDK 25, preview features on, drain on the class path (P15's pinned JDK). */
         VERSION_CHECK("00-version-check.jsh",
-                "OK: JDK 25, preview features on, drain's classes loaded: the other scripts will run."),
+                "OK: JDK 25, preview features on, drain's classes loaded: the other scripts will run.",
+                "WorkerPool[first, workers=4, queueSize=16, itemTimeout=PT30S, retries=none, intake=SHUTDOWN_QUEUE,"
+                        + " metrics=no, NEW], live threads: 0"),
         /** SQ-01, SQ-02, SQ-03, SQ-10, SQ-11, SQ-15, SQ-17: the operations of an open queue, the orders, and str(queue). */
         QUEUE_BASICS("01-queue-basics.jsh",
                 "q.putNowait(3) -> throws QueueFull (queue is full)",
-                "prio (stored as Python's heapq stores it) -> returns <PriorityQueue maxsize=0 _queue=[1, 3, 2] tasks=3>"),
+                "prio (stored as Python's heapq stores it) -> returns <PriorityQueue maxsize=0 _queue=[1, 3, 2] tasks=3>",
+                "q after putNowait(5), putNowait(6) -> returns <Queue maxsize=2 _queue=[5, 6] tasks=2>",
+                "q.putNowait(7) -> throws QueueFull (queue is full)"),
         /** SQ-04, SQ-05, SQ-07: after a graceful shutdown items drain, puts fail, and every blocked getter and putter is woken. */
         GRACEFUL_SHUTDOWN("02-graceful-shutdown.jsh",
                 "getter-2 -> threw QueueShutDown",
-                "putter (waits in put(\"y\")) -> threw QueueShutDown"),
-        /** SQ-08, SQ-09, SQ-10, SQ-11: shutdown(true) returns the dropped items, and join() still waits for items taken before it. */
+                "putter (waits in put(\"y\")) -> threw QueueShutDown",
+                "q.taskDone(), twice -> returns <Queue maxsize=3 shutdown>",
+                "q.join(Duration.ZERO) -> returns true"),
+        /** SQ-08, SQ-09, SQ-11: shutdown(true) returns the dropped items; a join() that then returns is not success. */
         IMMEDIATE_SHUTDOWN("03-immediate-shutdown.jsh",
                 "q.shutdown(true) -> returns [b, c]",
-                "q.join(Duration.ZERO) -> returns false"),
-        /** SQ-06, SQ-12: a woken thread re-checks the queue when it runs (cases C3, C4 and C5). */
+                "joiner (waits in q.join()) -> returned",
+                "join() returned, yet [b, c] never ran: after shutdown(true), a join() that returns is NOT success.",
+                "e.shutdown(true) -> returns [x, y]",
+                "e.join(Duration.ZERO) -> returns true"),
+        /** SQ-06, SQ-12, SQ-21: a woken thread re-checks the queue when it runs (cases C3, C4, C5, with atomically). */
         IN_TRANSIT("04-in-transit.jsh",
                 "C3 getter-1 (woken by the put) -> threw QueueShutDown",
                 "C4 getter (woken by the put) -> returned 7",
-                "C5 putter-1 (woken by the get) -> threw QueueShutDown"),
-        /** SQ-08, SQ-10, SQ-11: taskDone, join's single check, the clamp (B2), and join after an immediate shutdown (B1). */
+                "C5 putter-1 (woken by the get) -> threw QueueShutDown",
+                "q.putNowait(8), then q.getNowait() -> returns 8",
+                "b -> returns <Queue maxsize=0 _getters[1] tasks=1>"),
+        /** SQ-08, SQ-10, SQ-11: taskDone, join's single check, the clamp (B2), join after shutdown(true) (B1), a forgotten taskDone. */
         JOIN_ACCOUNTING("05-join-accounting.jsh",
                 "once (asyncio returns; queue.Queue would wait) -> returns <Queue maxsize=0 _queue=[2] tasks=1>",
                 "clamp.unfinishedTasks() (0, not -2) -> returns 0",
-                "joiner (waits in taken.join()) -> returned"),
-        /** WP-1, WP-2, WP-10, WP-15: results arrive in completion order, the stats add up, and no thread outlives the run. */
-        POOL_RUN("06-pool-run.jsh",
+                "joiner (waits in taken.join()) -> returned",
+                "forgot.join(Duration.ofMillis(200)) -> returns false",
+                "early -> returns <Queue maxsize=0 _queue=[a]>",
+                "early.get(); early.taskDone() -> throws IllegalStateException (taskDone() called too many times)"),
+        /** SQ-04 to SQ-11, SQ-13: the deployment recipe, then five mistakes, each the wrong way and the right way. */
+        RECIPE_AND_MISTAKES("06-recipe-and-mistakes.jsh",
+                "4. only now is the work done: 10 items",
+                "stop.set(true); flagged.running(200 ms) -> returns true",
+                "consumer with a stop flag -> threw QueueShutDown",
+                "Right: record what shutdown(true) returned, as work left undone: dropped=[1, 2, 3]",
+                "after the work: q.join(200 ms) -> returns false",
+                "in a finally: q.join(200 ms) -> returns true",
+                "interrupt at item 1 -> threw InterruptedException; done=[], q.join(200 ms) false,"
+                        + " <Queue maxsize=0 _queue=[2, 3, 4] tasks=3>",
+                "shutdown(), open the gate -> returned left on QueueShutDown; done=[1, 2, 3, 4], q.join(200 ms) true,"
+                        + " <Queue maxsize=0 shutdown>",
+                "interrupted, it waits in get() again, interrupt status false",
+                "swallowing consumer -> returned gave up after catching QueueShutDown 999 times in a row: it spins",
+                "recipe consumer, interrupted -> returned cancelled, interrupt kept: true",
+                "idle consumer -> returned left on QueueShutDown"),
+        /** FB-04, FB-07, FB-09 (specs/fallback-312.md): what ClosingQueue cannot do, beside ShutdownQueue. */
+        PYTHON_312_FALLBACK("07-python-312-fallback.jsh",
+                "producer (waits in put(2)) -> threw QueueShutDown (released by an interrupt: ArrayBlockingQueue has no other way)",
+                "closer.running(200 ms) (close() blocks) -> returns true",
+                "again.running(200 ms) (it waits forever) -> returns true",
+                "sq.shutdown() (returns at once, on a full queue) -> ok",
+                "twice.get() (a marker for a consumer that does not exist) -> throws QueueShutDown (queue is shut down)",
+                "still closing after 200 ms: true",
+                "close() with room for 2 of 3 markers -> returned"),
+        /** WP-17, decisions 0006, 0007: StructuredTaskScope one idea at a time (JDK 25's API). */
+        STRUCTURED_CONCURRENCY("08-structured-concurrency.jsh",
+                "allSuccessfulOrThrow: join() -> returns [1, 4, 9]",
+                "anySuccessfulResultOrThrow: join() -> returns fast",
+                "scope.join() -> throws FailedException (java.io.IOException: subtask 2 fails)",
+                "sibling.state() (interrupted, its result never counts) -> returns UNAVAILABLE",
+                "close() returned; the cleaning subtask's thread is alive: false",
+                "releaser -> returned the owner waited in close() while the cleanup ran",
+                "s.join() -> returns ok"),
+        /** WP-3, WP-4, decision 0007: a scope's timeout hangs in close() on a stubborn handler; the pool's escalation does not. */
+        NAIVE_TIMEOUT("09-naive-timeout.jsh",
+                "scope.running(300 ms) (3 x the timeout, in close()) -> returns true",
+                "naive scope -> returned close() returned, once the handler was released by hand",
+                "attempt(100 ms, swallowing(1)) -> returns FAILED after 2 interrupt(s): java.lang.InterruptedException",
+                "attempt(100 ms, swallowing(2)) -> returns FAILED after 3 interrupt(s): java.lang.InterruptedException",
+                "item 2 failed after 1 attempt: TimeoutException, stopped by interrupt 3",
+                "escalations=3 (1 for item 1, 2 for item 2), liveThreads=0",
+                "naive scope -> returned close() returned"),
+        /** WP-9, WP-17: a ScopedValue is inherited by forked subtasks and never leaks; a ThreadLocal is not, and does. */
+        WHY_SCOPED_VALUE("10-why-scoped-value.jsh",
+                "the subtask saw: ThreadLocal null, InheritableThreadLocal request-1, ScopedValue request-1",
+                "a ScopedValue has no set(); it is rebound for a nested call only: nested, then request-1 again",
+                "task 2 reads the ThreadLocal: task 1's user (a leak: task 1 forgot local.remove())",
+                "task 2 reads the ScopedValue: bound false (the binding ended with task 1's call)",
+                "item 0 handler: request-7, item=0, attempt=1, ThreadLocal null; its subtask: request-7, item=0",
+                "item 1 handler: request-7, item=1, attempt=1, ThreadLocal null; its subtask: request-7, item=1",
+                "threw PoolFailure: 1 item failed: 1 after 1 attempt (java.util.NoSuchElementException: ScopedValue not bound)"),
+        /** WP-1, WP-2, WP-10, WP-15, WP-17: results arrive in completion order, the stats add up, and no thread outlives the run. */
+        POOL_RUN("11-pool-run.jsh",
                 "results in completion order: [item 3 done, item 2 done, item 1 done, item 0 done]",
-                "pool.liveThreads() after close(): 0"),
-        /** WP-3, WP-4, WP-6, WP-8, WP-15: a handler that swallows one interrupt is stopped by the escalation, which the stats and the sink show. */
-        STUBBORN_HANDLER("07-stubborn-handler.jsh",
-                "stats: timedOut=1 escalations=1 failed=1 liveThreads=0",
-                "attempt.escalated item=0 attempt=1 worker=0 round=2"),
+                "pool.liveThreads() after close(): 0",
+                "[item 3, item 1, item 2]"),
+        /** WP-5, WP-3, WP-6, WP-9: retryable failures are retried up to maxRetries, a timeout only if listed. */
+        RETRIES("12-retries.jsh",
+                "broken: ItemContext.attempt() was [1, 2, 3]",
+                "flaky: ItemContext.attempt() was [1, 2]",
+                "failed: broken after 3 attempt(s), IOException",
+                "failed: bug after 1 attempt(s), IllegalStateException",
+                "results: [item 7 on attempt 2]; stats: timedOut=1 retried=1; the run ended normally",
+                "threw PoolFailure: 1 item failed: 7 after 1 attempt (java.util.concurrent.TimeoutException: item=7 attempt=1"
+                        + " worker=0 outlived itemTimeout PT0.1S)"),
+        /** WP-4, WP-3, WP-6, WP-8, WP-15: handlers that swallow 1, 2 or every interrupt; the escalations, and stuck. */
+        STUBBORN_HANDLERS("13-stubborn-handlers.jsh",
+                "item 3 is reported stuck while its handler still runs: pool.liveThreads() > 0 is true;"
+                        + " the run cannot end until the handler returns",
+                "item 3: StuckAttempt",
+                "stats: timedOut=3 escalations=5 (1 + 2 + 2: round 2 and round 3 are escalations) failed=3 liveThreads=0",
+                "attempt.escalated item=1 attempt=1 round=2",
+                "attempt.stuck item=3 attempt=1: the handler was still running after 3 rounds of interrupts, PT0.1S apart",
+                "threw PoolFailure: 1 item failed: 1 after 2 attempts (java.util.concurrent.TimeoutException: item=1 attempt=2"
+                        + " worker=0 outlived itemTimeout PT0.1S); escalations=2"),
         /** WP-2, WP-7, WP-10, WP-12: requestStop() ends normally with every pulled item handled; abort() ends in PoolAborted naming the rest. */
-        STOP_VS_ABORT("08-stop-vs-abort.jsh",
+        STOP_VS_ABORT("14-stop-vs-abort.jsh",
                 "the iteration ends normally; outcome: Completed[stopRequested=true]",
                 "discarded (never started, sorted): [2, 3, 4, 5]",
-                "cancelled (interrupted in flight, sorted): [0, 1]"),
-        /** WP-9, WP-10: two items in flight together each see only their own ItemContext, ScopedValue binding and ThreadLocal. */
-        CONTEXT_ISOLATION("09-context-isolation.jsh",
-                "item 0: ItemContext {item=0 attempt=1}, tag inner-0 then tag-0, local local-0",
-                "item 1: ItemContext {item=1 attempt=1}, tag inner-1 then tag-1, local local-1");
+                "cancelled (interrupted in flight, sorted): [0, 1]",
+                "pulled=0, Completed[stopRequested=true]"),
+        /** WP-8, WP-18: a sink that throws anything but a VirtualMachineError is counted, on the run's metrics thread, and changes nothing. */
+        FAILING_METRICS_SINK("15-failing-metrics-sink.jsh",
+                "quiet sink: results (sorted) [1, 4, 9, 16, 25], ended normally, succeeded=5 failed=0 metricsRaised=0",
+                "metricsRaised counts each call that threw: metricsRaised == calls is true",
+                "it ran on [demo15-failing-metrics-<n>] only: never on a worker, an attempt, or the caller",
+                "ended normally, succeeded=3, metricsRaised=0"),
+        /** WP-13, WP-14, WP-17: abandon, an interrupted consumer, and results used from another thread. */
+        ABANDON_AND_INTERRUPT("16-abandon-and-interrupt.jsh",
+                "close() returned; pool.liveThreads() = 0 (every thread had finished)",
+                "outcome Abandoned: discarded (sorted) [2, 3, 4], cancelled (sorted) [0, 1]",
+                "results.hasNext() after close(): false",
+                "consumer -> returned CancellationException caused by InterruptedException, interrupt status kept: true,"
+                        + " liveThreads 0",
+                "another thread's hasNext() -> threw WrongThreadException",
+                "Abandoned, hasNext() false, liveThreads 0"),
+        /** WP-17, WP-10: the caller's binding reaches every handler; the thread dump shows the run's tree under the caller. */
+        RUN_TREE("17-run-tree.jsh",
+                "tree17 (owned by main): tree17-driver-1",
+                "item 4: TENANT = tenant-42 on tree17-attempt-<n>",
+                "After the run: pool.liveThreads() = 0, and the dump shows 0 threads named tree17-",
+                "owned (owned by main): owned-driver-1; this thread: main"),
+        /** WP-1, WP-2, WP-7, WP-12: the same runs on both intakes give the same results; the sentinel protocol by hand. */
+        SENTINEL_INTAKE("18-sentinel-intake.jsh",
+                "SHUTDOWN_QUEUE results (sorted) [1, 4, 9, 16, 25, 36, 49, 64, 81, 100], ended normally, pulled=10"
+                        + " succeeded=10 liveThreads=0",
+                "SENTINEL results (sorted) [1, 4, 9, 16, 25, 36, 49, 64, 81, 100], ended normally, pulled=10"
+                        + " succeeded=10 liveThreads=0",
+                "SHUTDOWN_QUEUE abort: discarded (sorted) [2, 3, 4, 5], cancelled (sorted) [0, 1], liveThreads=0",
+                "SENTINEL abort: discarded (sorted) [2, 3, 4, 5], cancelled (sorted) [0, 1], liveThreads=0",
+                "producer.running(200 ms) (no worker, no room) -> returns true",
+                "the other worker: running(200 ms) -> returns true",
+                "pulled=0, Completed[stopRequested=true]");
 
         final String file;
         @SuppressWarnings("ImmutableEnumChecker") // List.of: unmodifiable, which the checker cannot see
@@ -147,6 +262,31 @@ class JShellScriptsTest {
         assertThat(run.output).as("the output of %s", script.file).isNotBlank();
         List<String> lines = run.output.lines().map(line -> line.strip().replaceAll("\\s+", " ")).toList();
         assertThat(lines).as("the output of %s:%n%s", script.file, run.output).containsAll(script.keyLines);
+        assertThat(run.exercise).as("the Try it lines %s ends with (\"  jshell> \" after \"%s\")", script.file, TRY_IT)
+                .isNotEmpty();
+    }
+
+    /**
+     * P14: a script starts with its lesson: a header comment of 2 to 4 lines naming the clauses, then code
+     * within its first ten lines; and it never reaches into drain's internals by reflection (a test seam such
+     * as ShutdownQueue.runLocked): what a script shows, a learner can do with the public API.
+     */
+    @ParameterizedTest
+    @EnumSource(Script.class)
+    void startsWithItsLesson(Script script) throws IOException {
+        List<String> source = Files.readAllLines(SCRIPTS.resolve(script.file));
+        int header = 0;
+        while (header < source.size() && source.get(header).startsWith("//")) {
+            header++;
+        }
+        assertThat(header).as("the header comment of %s, in lines", script.file).isBetween(2, 4);
+        int firstCode = header;
+        while (firstCode < source.size() && (source.get(firstCode).isBlank() || source.get(firstCode).strip().startsWith("//"))) {
+            firstCode++;
+        }
+        assertThat(firstCode + 1).as("the line of %s where the code starts", script.file).isLessThanOrEqualTo(10);
+        assertThat(String.join("\n", source)).as("%s uses no reflection", script.file)
+                .doesNotContain("setAccessible", "getDeclaredMethod", "runLocked");
     }
 
     /** Starts every script, if that has not been done, and returns {@code script}'s run. */
@@ -167,10 +307,20 @@ class JShellScriptsTest {
                 TimeUnit.NANOSECONDS)).as("the script runner's threads finished").isTrue();
     }
 
-    /** One script evaluated in a fresh JShell: what it printed, and every rejected or throwing snippet. */
+    /** The line that opens the block every script ends with; its code lines follow, each after {@link #PROMPT}. */
+    private static final String TRY_IT = "== Try it ==";
+
+    private static final String PROMPT = "  jshell> ";
+
+    /**
+     * One script evaluated in a fresh JShell: what it printed, and every rejected or throwing snippet. After the
+     * script, the lines of its "Try it" block are evaluated in the same JShell, as a learner runs them after
+     * {@code jshell/drain-jshell -i NN}; what they print is part of the output.
+     */
     private static final class Run {
         final List<String> problems = new ArrayList<>();
         String output = "";
+        List<String> exercise = List.of();
 
         static Run of(Path script) throws IOException, InterruptedException {
             Run run = new Run();
@@ -188,15 +338,18 @@ class JShellScriptsTest {
                 run.evaluate(shell, "the DEFAULT startup", DEFAULT_STARTUP);
                 run.evaluate(shell, "startup.jsh", Files.readString(SCRIPTS.resolve("startup.jsh")));
                 if (run.problems.isEmpty()) {
-                    run.evaluateBounded(shell, script);
+                    run.evaluateBounded(shell, script, () -> captured.toString(StandardCharsets.UTF_8));
                 }
             }
             run.output = captured.toString(StandardCharsets.UTF_8);
             return run;
         }
 
-        /** Evaluates the script, stopping it (and failing) if it runs longer than {@link #SCRIPT_BOUND}. */
-        private void evaluateBounded(JShell shell, Path script) throws IOException, InterruptedException {
+        /**
+         * Evaluates the script, then the lines of the Try it block it printed ({@code output} is what the
+         * JShell has printed so far), stopping (and failing) if they run longer than {@link #SCRIPT_BOUND}.
+         */
+        private void evaluateBounded(JShell shell, Path script, Supplier<String> output) throws IOException, InterruptedException {
             String source = Files.readString(script);
             CountDownLatch finished = new CountDownLatch(1);
             AtomicBoolean stopped = new AtomicBoolean();
@@ -211,7 +364,12 @@ class JShellScriptsTest {
                 }
             });
             try {
-                evaluate(shell, script.getFileName().toString(), source, stopped);
+                String name = script.getFileName().toString();
+                evaluate(shell, name, source, stopped);
+                exercise = exerciseOf(output.get());
+                if (problems.isEmpty() && !stopped.get()) {
+                    evaluate(shell, name + ", its Try it lines,", String.join("\n", exercise), stopped);
+                }
             } finally {
                 finished.countDown();
                 if (!watchdog.join(Bounds.WAIT)) {
@@ -221,6 +379,16 @@ class JShellScriptsTest {
             if (stopped.get()) {
                 problems.add("stopped after " + SCRIPT_BOUND + ": a wait in the script is not bounded");
             }
+        }
+
+        /** The code lines of the Try it block at the end of {@code output}. */
+        private static List<String> exerciseOf(String output) {
+            List<String> lines = output.lines().toList();
+            int block = lines.lastIndexOf(TRY_IT);
+            return block < 0 ? List.of() : lines.subList(block + 1, lines.size()).stream()
+                    .filter(line -> line.startsWith(PROMPT))
+                    .map(line -> line.substring(PROMPT.length()))
+                    .toList();
         }
 
         private void evaluate(JShell shell, String name, String source) {

@@ -1,32 +1,29 @@
-// 06: a WorkerPool run. Workers take items from a bounded intake and handle each on a thread of its
-// own; results come back in the order they complete, not the order the source gave them; and when
-// the run is over, every thread it started has finished.
-// Clauses: WP-1 (bounded intake), WP-2 (exactly once, completion order), WP-10 (no leaks),
-// WP-15 (the live counters in Results.stats()).
+// 11: a WorkerPool run. Workers take items from a bounded intake and handle each on a thread of its own; results
+// come back in the order they complete, and when the run is over every thread it started has finished.
+// Clauses: WP-1 (bounded intake), WP-2 (exactly once, completion order), WP-10 (no leaks), WP-15 (stats), WP-17.
 
-System.out.println("== 06 a pool run: results in completion order, stats, no thread left ==");
+System.out.println("== 11 a pool run: results in completion order, stats, no thread left ==");
 
 {
     // Item i may finish only once turn[i] is open; the consumer opens them newest first.
-    List<CountDownLatch> turn = List.of(new CountDownLatch(1), new CountDownLatch(1), new CountDownLatch(1),
-            new CountDownLatch(1));
+    List<CountDownLatch> turn = Stream.generate(() -> new CountDownLatch(1)).limit(4).toList();
     Handler<Integer, String> handler = item -> {
-        if (!turn.get(item).await(5, TimeUnit.SECONDS)) { // bounded: a bug shows up as a failure
-            throw new IllegalStateException("item " + item + " waited 5 s for its turn");
-        }
+        await("item " + item + "'s turn", turn.get(item));
         return "item " + item + " done";
     };
     WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(handler)
             .workers(4)
             .queueSize(2)
-            .itemTimeout(Duration.ofSeconds(5))
-            .name("demo06")
+            .itemTimeout(BOUND)
+            .name("demo11")
             .build();
 
     System.out.println(pool + ": four workers, so all four items are in flight at once.");
     System.out.println("The source gives 0, 1, 2, 3; item 3 may finish first, and each result lets the next older one finish:");
     turn.get(3).countDown();
     List<String> arrived = new ArrayList<>();
+    // The whole run in this one block: the thread that called run() owns the results (WP-17), and only it
+    // iterates and closes them. runToEnd(pool, items) in startup.jsh is this loop, for the later scripts.
     try (Results<Integer, String> results = pool.run(List.of(0, 1, 2, 3))) {
         while (results.hasNext()) {
             String result = results.next();
@@ -44,6 +41,11 @@ System.out.println("== 06 a pool run: results in completion order, stats, no thr
                 " maxLead=" + stats.maxLead() + " (never above queueSize + workers + 1 = 7)");
     } // close(): returns once every thread of the run has finished
     System.out.println("pool.liveThreads() after close(): " + pool.liveThreads());
+    System.out.println("pool after the run: " + pool);
 }
+
+tryIt("11", "one worker, the source 3, 1, 2: in what order do the results come?",
+        "var one = WorkerPool.<Integer, String>builder(n -> \"item \" + n).workers(1).name(\"one\").build();",
+        "System.out.println(runToEnd(one, List.of(3, 1, 2)).results());");
 
 /exit

@@ -1,44 +1,24 @@
-// 08: the two ways to stop a pool early. requestStop() is the graceful one (a deployment): no more
-// items are pulled, everything already pulled is handled, and the run ends normally. abort() is
-// the emergency: queued items are dropped, in-flight attempts are interrupted, and the iteration
-// ends with PoolAborted, which names every item left undone.
-// Clauses: WP-7 (requestStop), WP-12 (abort), WP-2 (every pulled item settled exactly once),
-// WP-10 (no leaks).
+// 14: the two ways to stop a pool early. requestStop() is the graceful one (a deployment): nothing more is pulled,
+// everything pulled is handled, the run ends normally. abort() is the emergency: queued items are dropped, attempts
+// interrupted, and the iteration ends with PoolAborted naming them. Clauses: WP-7, WP-12, WP-2, WP-10.
 
-System.out.println("== 08 requestStop() versus abort() ==");
-
-// until(what, condition): polls a condition (a latch, the pool's live counters) for at most 5 s.
-void until(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (!condition.getAsBoolean()) {
-        if (System.nanoTime() - deadline > 0) {
-            throw new IllegalStateException("waited 5 s until " + what);
-        }
-        Thread.yield();
-    }
-}
+System.out.println("== 14 requestStop() versus abort() ==");
 
 {
-    // 2 workers, an intake of 2, an endless source 0, 1, 2, ...; each handler waits at a gate. With
-    // both workers busy and the intake full, the producer has pulled one more item and waits to put
-    // it: 5 items pulled, 2 in flight, 2 queued, 1 held.
+    // 2 workers, an intake of 2, an endless source 0, 1, 2, ...; each handler waits at a gate. With both workers
+    // busy and the intake full, the producer has pulled one more item and waits to put it: 5 pulled, 2 in
+    // flight, 2 queued, 1 held.
     CountDownLatch inFlight = new CountDownLatch(2);
     CountDownLatch gate = new CountDownLatch(1);
     Map<Integer, Integer> handledBy = new ConcurrentHashMap<>();
     Handler<Integer, Integer> handler = item -> {
         handledBy.put(item, ItemContext.current().worker());
         inFlight.countDown();
-        if (!gate.await(5, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("item " + item + " waited 5 s at the gate");
-        }
+        await("the gate", gate);
         return item;
     };
-    WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(handler)
-            .workers(2)
-            .queueSize(2)
-            .itemTimeout(Duration.ofSeconds(5))
-            .name("demo08-stop")
-            .build();
+    var pool = WorkerPool.<Integer, Integer>builder(handler).workers(2).queueSize(2).itemTimeout(BOUND)
+            .name("demo14-stop").build();
 
     System.out.println("requestStop(): once 5 items are pulled (2 in flight, 2 queued, 1 held by the producer):");
     List<Integer> delivered = new ArrayList<>();
@@ -60,20 +40,16 @@ void until(String what, BooleanSupplier condition) {
 }
 
 {
-    // The same, with an intake of 3 and handlers that never finish on their own: only the abort's
-    // interrupt ends them. 6 items pulled, 2 in flight, 3 queued, 1 held.
+    // The same, with an intake of 3 and handlers that never finish on their own: only the abort's interrupt
+    // ends them. 6 items pulled, 2 in flight, 3 queued, 1 held.
     CountDownLatch inFlight = new CountDownLatch(2);
     Handler<Integer, Integer> handler = item -> {
         inFlight.countDown();
-        new CountDownLatch(1).await(5, TimeUnit.SECONDS); // nothing opens it: only an interrupt ends the wait
-        throw new IllegalStateException("item " + item + " was not interrupted within 5 s");
+        awaitInterrupt(); // nothing else ends it
+        return item;
     };
-    WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(handler)
-            .workers(2)
-            .queueSize(3)
-            .itemTimeout(Duration.ofSeconds(5))
-            .name("demo08-abort")
-            .build();
+    var pool = WorkerPool.<Integer, Integer>builder(handler).workers(2).queueSize(3).itemTimeout(BOUND)
+            .name("demo14-abort").build();
 
     System.out.println("abort(): once 6 items are pulled (2 in flight, 3 queued, 1 held by the producer):");
     Results<Integer, Integer> results = pool.run(Stream.iterate(0, i -> i + 1));
@@ -93,5 +69,9 @@ void until(String what, BooleanSupplier condition) {
     System.out.println("  stats: pulled=" + stats.pulled() + " succeeded=" + stats.succeeded() +
             " discarded=" + stats.discarded() + " cancelled=" + stats.cancelled() + " liveThreads=" + stats.liveThreads());
 }
+
+tryIt("14", "requestStop() called before run(): how many items does the run pull, and how does it end?",
+        "var early = WorkerPool.<Integer, Integer>builder(n -> n).name(\"early\").build(); early.requestStop();",
+        "var r = runToEnd(early, List.of(1, 2, 3)); System.out.println(\"pulled=\" + r.stats().pulled() + \", \" + r.outcome());");
 
 /exit
