@@ -31,6 +31,35 @@ import org.jspecify.annotations.Nullable;
  * scope opened inside a binding must be closed inside it ({@code StructureViolationException});
  * scopes opened by one thread close in the reverse order; {@code close()} cancels the scope if it
  * was not joined (interrupting each unfinished thread once) and waits for every thread.
+ *
+ * <p><b>As a model of JDK 25 use.</b> {@link #runAll} is the idiom as JEP 505 shows it: open in a
+ * try-with-resources statement, fork, {@code join()} once, let {@code close()} clean up, a stock
+ * {@code Joiner}. The rest departs from the idiom in four places, each for a reason the pool cannot
+ * avoid:
+ * <ol>
+ *   <li><b>The type is named in full, behind small interfaces.</b> Idiomatic code imports
+ *       {@code StructuredTaskScope} and may keep a scope in a field. Here every use is inside a
+ *       method body, and {@link Boundary} and {@link Single} hold their scope through a lambda or
+ *       a private interface, because javac's preview warning cannot be suppressed on an import or
+ *       a field's type, and the build turns warnings into errors.</li>
+ *   <li><b>{@link Boundary} spans calls.</b> The idiom opens, joins and closes a scope in one
+ *       block. The run's outermost scope is opened by {@code run()}, joined when the results run
+ *       out and closed by {@code Results.close()}: the caller's try-with-resources around the
+ *       results is the block, and the owner-only rule of the results (WP-17) is the scope's own
+ *       rule, passed on to the caller.</li>
+ *   <li><b>{@link Single} waits with a latch, not with {@code join()} and a timeout.</b> A scope
+ *       configured {@code withTimeout} is cancelled at the deadline, which interrupts the subtask
+ *       once; {@code close()} then waits for it without a bound, so a handler that swallows the
+ *       interrupt hangs its owner (decision 0007). The owner here waits on a latch that its
+ *       {@code Joiner}'s {@code onComplete} opens, with its own deadline, and keeps the subtask's
+ *       thread (captured from the thread factory) so that it can interrupt it again, in rounds,
+ *       before it closes the scope. Idiomatic code never touches a subtask's thread.</li>
+ *   <li><b>{@link Boundary#awaitAll} outlives an interrupted {@code join()}.</b> {@code join()}
+ *       may be called once; if the owner is interrupted in it, the run's threads are still
+ *       finishing (they end on their own once the run has ended), so the boundary joins them one
+ *       by one, keeping the interrupt, instead of leaving a scope whose threads may still run.</li>
+ * </ol>
+ * JDK 26 (JEP 525) changes the API's shape again; this file is the only one to change with it.
  */
 // StructuredTaskScope is a preview API in JDK 25, and this file is its only user. javac's preview
 // warning cannot be suppressed on an import or in a member's signature (a field's type, a class's
