@@ -8,7 +8,7 @@
 #
 # It checks the old commit out into a temporary git worktree, puts in it the current property
 # harness (WorkerPoolProperties, PoolWorkload, PoolRunner), the current report support and
-# JvmThreads, and PoolApi's twin for the old API (specs/probes/old-pool/PoolApi.java), and runs
+# JvmThreads, JsonReader and Provenance, and PoolApi's twin for the old API (specs/probes/old-pool/PoolApi.java), and runs
 # WorkerPoolProperties there with a short bound for a hung run and few shrinking steps (a hung run
 # costs the bound at every step). Exit status: 0 if the properties failed, as they must; 1 if they
 # passed; 2 if the harness could not be built or run.
@@ -34,20 +34,22 @@ old="$work/old"
 cp "$root"/src/test/java/dev/drain/pool/{WorkerPoolProperties,PoolWorkload,PoolRunner}.java "$old/src/test/java/dev/drain/pool/"
 cp "$root/specs/probes/old-pool/PoolApi.java" "$old/src/test/java/dev/drain/pool/PoolApi.java"
 cp "$root"/src/test/java/dev/drain/support/{Evidence,PropertyReport}.java "$old/src/test/java/dev/drain/support/"
-cp "$root"/src/main/java/dev/drain/report/{JvmThreads,JsonReader}.java "$old/src/main/java/dev/drain/report/"
+cp "$root"/src/main/java/dev/drain/report/{JvmThreads,JsonReader,Provenance}.java "$old/src/main/java/dev/drain/report/"
 
 cd "$old" || exit 2
 echo "properties-on-the-old-pool: running WorkerPoolProperties ($examples workloads) against $base ..." >&2
 ./mvnw -q -B test -Dtest=WorkerPoolProperties -Dqt.examples="$examples" -Dqt.shrinks=10 \
     -Ddrain.property.runBound=PT3S >"$work/mvn.log" 2>&1
 status=$?
-if [ ! -f target/property-report.md ]; then
+# A run of one suite (-Dtest=...) writes the partial report, never the complete one.
+report=target/property-report-partial.md
+if [ ! -f "$report" ]; then
     echo "properties-on-the-old-pool: the harness did not run; the end of Maven's log:" >&2
     tail -n 30 "$work/mvn.log" >&2
     exit 2
 fi
-sed -n '/^| suite/,/^## Reruns/p' target/property-report.md | grep -v '^## Reruns'
-sed -n '/^## Failures/,/^## Statistics/p' target/property-report.md | grep -v '^## Statistics' |
+sed -n '/^| suite/,/^## Reruns/p' "$report" | grep -v '^## Reruns'
+sed -n '/^## Failures/,/^## Statistics/p' "$report" | grep -v '^## Statistics' |
     grep -E '^\*\*|Smallest found|^PoolWorkload|Cause was|^\[|^[a-zA-Z.]+(Error|Exception)' | head -n 80
 if [ "$status" -eq 0 ]; then
     echo "properties-on-the-old-pool: the properties PASSED on $base; they should have failed" >&2
