@@ -40,7 +40,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * P14: every JShell script in {@code jshell/} runs, as {@code jshell/drain-jshell NN} runs it, and
+ * jshell/README.md: every JShell script in {@code jshell/} runs, as {@code jshell/drain-jshell NN} runs it, and
  * prints its key result. Each script is split into snippets the way the JShell tool splits a file
  * (line by line, a snippet ending where {@link SourceCodeAnalysis#analyzeCompletion} says it is
  * complete; lines that start with {@code /} are tool commands and are skipped), and evaluated in a
@@ -240,7 +240,7 @@ class JShellScriptsTest {
         }
     }
 
-    /** P14: every numbered script in jshell/ is listed here, so none goes untested. */
+    /** jshell/README.md: every numbered script in jshell/ is listed here, so none goes untested. */
     @Test
     void everyScriptIsListed() throws IOException {
         Set<String> files;
@@ -252,7 +252,7 @@ class JShellScriptsTest {
         assertThat(files).isEqualTo(Stream.of(Script.values()).map(s -> s.file).collect(Collectors.toCollection(TreeSet::new)));
     }
 
-    /** P14: the script runs without a rejected or throwing snippet and prints its key result (the clauses are on each {@link Script}). */
+    /** jshell/README.md: the script runs without a rejected or throwing snippet and prints its key result (the clauses are on each {@link Script}). */
     @ParameterizedTest
     @EnumSource(Script.class)
     void runs(Script script) throws Exception {
@@ -267,7 +267,7 @@ class JShellScriptsTest {
     }
 
     /**
-     * P14: a script starts with its lesson: a header comment of 2 to 4 lines naming the clauses, then code
+     * jshell/README.md: a script starts with its lesson: a header comment of 2 to 4 lines naming the clauses, then code
      * within its first ten lines; and it never reaches into drain's internals by reflection (a test seam such
      * as ShutdownQueue.runLocked): what a script shows, a learner can do with the public API.
      */

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every code sample of the README and the javadoc is a region of {@link TourSnippets}: compiled by
- * the build, run here, and shown in README.md exactly as it is in the source (P14).
+ * the build, run here, and shown in README.md exactly as it is in the source.
  */
 class TourSnippetsTest {
     static final Path SOURCE = Path.of("src/test/java/dev/drain/snippets/TourSnippets.java");
@@ -64,7 +64,7 @@ class TourSnippetsTest {
         return blocks;
     }
 
-    /** P14: each README code block is, character for character, the compiled region it names. */
+    /** README.md: each code block is, character for character, the compiled region it names. */
     @Test
     void readmeShowsTheCompiledRegions() throws IOException {
         Map<String, String> regions = regions();

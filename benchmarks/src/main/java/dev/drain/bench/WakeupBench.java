@@ -1,5 +1,7 @@
 package dev.drain.bench;
 
+import com.softwaremill.jox.Channel;
+import com.softwaremill.jox.ChannelDoneException;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
 import java.time.Duration;
@@ -32,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>{@link #getters}: blocked in {@code get()} / {@code take()} on an empty queue. Released by
  * {@code shutdown()}, by {@code n} poison pills put into an {@code ArrayBlockingQueue(n)} (the
- * baseline), or by interrupting each thread.
+ * baseline), by interrupting each thread, or, for the best peer, by jox's {@code Channel.done()}
+ * on a buffered channel of {@code n} whose receivers are blocked in {@code receive()} (jox keeps
+ * no count of its waiting receivers, so the set-up waits only for every thread to be parked).
  *
  * <p>{@link #putters}: blocked in {@code put()} on a full queue of {@value #PUT_CAPACITY}.
  * Released by {@code shutdown()}; an {@code ArrayBlockingQueue} has no way to wake its putters
@@ -54,12 +58,13 @@ public class WakeupBench {
         @Param({"1000", "10000"})
         int n;
 
-        @Param({"ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt"})
+        @Param({"ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt", "JoxChannel.done"})
         String release = "";
 
         final Blocked blocked = new Blocked();
         private ShutdownQueue<Integer> queue = new ShutdownQueue<>(1);
         private ArrayBlockingQueue<Integer> abq = new ArrayBlockingQueue<>(1);
+        private Channel<Integer> channel = Channel.newBufferedChannel(1);
 
         @Setup(Level.Iteration)
         public void block() {
@@ -92,6 +97,18 @@ public class WakeupBench {
                             }
                         }
                     }, () -> q.isEmpty());
+                }
+                case "JoxChannel.done" -> {
+                    Channel<Integer> c = Channel.newBufferedChannel(n);
+                    channel = c;
+                    blocked.start(n, () -> {
+                        try {
+                            c.receive();
+                            throw new AssertionError("received an item from an empty channel");
+                        } catch (ChannelDoneException expected) {
+                            // released
+                        }
+                    }, () -> true);
                 }
                 default -> throw new IllegalArgumentException(release);
             }
@@ -168,6 +185,7 @@ public class WakeupBench {
     public void getters(Getters s) throws InterruptedException {
         switch (s.release) {
             case "ShutdownQueue.shutdown" -> s.queue.shutdown();
+            case "JoxChannel.done" -> s.channel.done();
             case "ArrayBlockingQueue.pills" -> {
                 for (int i = 0; i < s.n; i++) {
                     s.abq.put(ITEM);
