@@ -36,9 +36,4 @@ final class PoolThreads {
     int running() {
         return running.get();
     }
-
-    /** {@return the prefix of every thread name, for thread-dump checks} */
-    String namePrefix() {
-        return pool + "-";
-    }
 }

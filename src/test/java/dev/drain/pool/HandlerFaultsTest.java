@@ -9,10 +9,14 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.drain.pool.Workloads.RecordingSink;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -122,5 +126,65 @@ class HandlerFaultsTest {
             assertThat(outcome.cancelled()).hasSize((int) stats.cancelled());
         }
         assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-12, WP-5: an attempt that fails with a retryable exception in a run being aborted (here the
+     * handler aborts its own run, then throws) is not retried: its item is cancelled.
+     */
+    @Test
+    void aRetryableFailureInAnAbortedRunIsNotRetried() {
+        AtomicReference<WorkerPool<Integer, String>> self = new AtomicReference<>();
+        Workloads.Attempts attempts = new Workloads.Attempts();
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(item -> {
+            attempts.next(item);
+            Objects.requireNonNull(self.get()).abort();
+            throw new IOException("retryable, at " + item);
+        }).intake(intake).workers(1).queueSize(1).retryable(IOException.class).maxRetries(3).build();
+        self.set(pool);
+        try (Results<Integer, String> results = pool.run(IntStream.range(0, 1).boxed())) {
+            assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
+            assertThat(assertLedgerExact(results).cancelled()).containsExactly(0);
+            assertThat(results.stats().retried()).as("retries").isZero();
+        }
+        assertThat(attempts.of(0)).as("attempts at the item").isOne();
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-6, WP-15: a PoolFailure's message counts the failed items and gives each one's item, attempts and cause, in the order they failed. */
+    @Test
+    void aPoolFailureSaysWhatFailedAndHow() {
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(item -> {
+            throw new IOException("broken " + item);
+        }).intake(intake).workers(1).queueSize(4).retryable(IOException.class).maxRetries(1).build();
+        try (Results<Integer, String> results = pool.run(IntStream.range(0, 1).boxed())) {
+            PoolFailure one = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(one).hasMessage("1 item failed: 0 after 2 attempts (java.io.IOException: broken 0)");
+        }
+        CountDownLatch pulledBoth = new CountDownLatch(2);
+        Iterator<Integer> two = new Iterator<>() {
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+                return next < 2;
+            }
+
+            @Override
+            public Integer next() {
+                pulledBoth.countDown();
+                return next++;
+            }
+        };
+        // both items are queued before the first fails (the first failure stops intake)
+        WorkerPool<Integer, String> gated = WorkerPool.<Integer, String>builder(item -> {
+            pulledBoth.await();
+            throw new IllegalStateException("bad " + item);
+        }).intake(intake).workers(1).queueSize(4).build();
+        try (Results<Integer, String> results = gated.run(two)) {
+            PoolFailure both = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(both).hasMessage("2 items failed: 0 after 1 attempt (java.lang.IllegalStateException: bad 0); "
+                    + "1 after 1 attempt (java.lang.IllegalStateException: bad 1)");
+        }
     }
 }

@@ -32,7 +32,7 @@ class LifecycleTest {
         return WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake).workers(2).queueSize(2).build();
     }
 
-    /** WP-19: the pool's toString shows its state as the run moves through it. */
+    /** WP-19: the pool's toString, and its results', show the state as the run moves through it. */
     @Test
     void thePoolShowsItsState() {
         WorkerPool<Integer, String> pool = pool();
@@ -40,6 +40,7 @@ class LifecycleTest {
         try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
             results.next();
             assertThat(pool.toString()).endsWith(", RUNNING]");
+            assertThat(results.toString()).startsWith("Results[" + pool.name() + " RUNNING, pulled=");
             pool.requestStop();
             assertThat(pool.toString()).containsAnyOf(", STOPPING]", ", ENDED]");
             drain(results);
@@ -47,6 +48,18 @@ class LifecycleTest {
         }
         assertThat(pool.toString()).endsWith(", CLOSED]");
         assertNoThreadsLeft(pool);
+    }
+
+    /** WP-16: settings() gives the configuration in one line: workers, queue, timeout, retry policy, intake and whether there is a sink. */
+    @Test
+    void theSettingsSayHowThePoolIsConfigured() {
+        assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).workers(3).queueSize(5).build().settings())
+                .isEqualTo("workers=3, queueSize=5, itemTimeout=PT30S, retries=none, intake=SHUTDOWN_QUEUE, metrics=no");
+        assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).retryable(java.io.IOException.class).build()
+                .settings()).as("retryable types but no retries").contains("retries=none");
+        assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).retryable(java.io.IOException.class)
+                .maxRetries(2).intake(WorkerPool.IntakeKind.SENTINEL).metrics((event, detail) -> { }).build().settings())
+                .isEqualTo("workers=4, queueSize=16, itemTimeout=PT30S, retries=[IOException] x2, intake=SENTINEL, metrics=yes");
     }
 
     /** WP-19: a second run() fails with a message naming the state, whether the first is running or over. */

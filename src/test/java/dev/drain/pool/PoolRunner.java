@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.jspecify.annotations.Nullable;
@@ -59,8 +61,10 @@ final class PoolRunner {
      * @param took how long the run took, from run() to the end of its close()
      * @param hung whether it did not end within {@link #RUN_BOUND}
      * @param liveThreadsAtEnd the pool's own count of its threads when the iteration ended
-     * @param tasksBefore every live thread of the JVM before the run ({@link JvmThreads.Snapshot#tasks()})
-     * @param tasksAfter and after it
+     * @param newThreadsAlive live threads of the JVM after the run that were not alive before it, by
+     *     thread id ({@link JvmThreads.Snapshot#tasks()}): the run's leaks, whatever made them. A thread
+     *     that was alive before and ended during the run (a test framework's, another test's) is no
+     *     leak of this run, so an end does not cancel a leak out, as a difference of counts would.
      * @param leakedByHandlers threads the handlers started and left running on purpose
      * @param crossings attempts that saw another item's context or ThreadLocal
      * @param bindingMisses callbacks that did not see the caller's binding
@@ -70,7 +74,7 @@ final class PoolRunner {
      * @param endedAfterTheLastResult whether the ending came only once the results had run out
      */
     record Observed(PoolApi.End end, List<Integer> results, String endThrew, Duration took, boolean hung,
-                    int liveThreadsAtEnd, int tasksBefore, int tasksAfter, int leakedByHandlers, List<String> crossings,
+                    int liveThreadsAtEnd, int newThreadsAlive, int leakedByHandlers, List<String> crossings,
                     List<String> bindingMisses, int sourceCloses, List<String> wrongThreadCalls, boolean reachedLeadBound,
                     boolean endedAfterTheLastResult) {}
 
@@ -79,7 +83,8 @@ final class PoolRunner {
         JvmThreads.warmUp();
         Trial trial = new Trial(w);
         try {
-            int before = JvmThreads.dump().tasks().size();
+            Set<Long> before = JvmThreads.dump().tasks().stream().map(JvmThreads.DumpedThread::tid)
+                    .collect(Collectors.toSet());
             long start = System.nanoTime();
             Thread owner = w.consumer().start("pool-property-owner", trial::consume);
             boolean ended = joined(owner, RUN_BOUND);
@@ -89,8 +94,8 @@ final class PoolRunner {
                 owner.interrupt();
                 joined(owner, Bounds.WAIT);
             }
-            int after = JvmThreads.dump().tasks().size();
-            return trial.observed(took, !ended, before, after);
+            int newThreadsAlive = (int) JvmThreads.dump().tasks().stream().filter(t -> !before.contains(t.tid())).count();
+            return trial.observed(took, !ended, newThreadsAlive);
         } finally {
             trial.releaseLeaks();
         }
@@ -385,14 +390,14 @@ final class PoolRunner {
 
         // ---- the record -------------------------------------------------------------------------------
 
-        Observed observed(Duration took, boolean hung, int before, int after) {
+        Observed observed(Duration took, boolean hung, int newThreadsAlive) {
             PoolApi.End ended = end.get();
             if (ended == null) {
                 ended = new PoolApi.End(hung ? "HUNG" : "NO END (the owner threw: see the other properties)",
                         List.of(), List.of(), List.of(), -1, 0, 0, 0, 0, 0, -1, -1);
             }
             return new Observed(ended, new ArrayList<>(results), endThrew.get(), took, hung, liveThreadsAtEnd.get(),
-                    before, after, leaked.size(), List.copyOf(crossings), List.copyOf(bindingMisses),
+                    newThreadsAlive, leaked.size(), List.copyOf(crossings), List.copyOf(bindingMisses),
                     sourceCloses.get(), List.copyOf(wrongThreadCalls), ended.maxLead() >= w.leadBound(),
                     endedAfterTheLastResult.get());
         }

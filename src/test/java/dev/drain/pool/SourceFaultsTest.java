@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.drain.pool.Workloads.Gate;
+import dev.drain.pool.Workloads.WaitingFeed;
 import dev.drain.support.Bounds;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
@@ -23,8 +24,6 @@ import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -240,41 +239,6 @@ class SourceFaultsTest {
                 assertThat(secondCloses).as("the refused run's source is closed too").hasValue(1);
             }
             assertNoThreadsLeft(pool);
-        }
-    }
-
-    /** A source that gives {@code items} items and then waits for more, until interrupted: a feed, a socket. */
-    private static final class WaitingFeed implements Iterator<Integer> {
-        private final int items;
-        private int pulled;
-        final CountDownLatch waiting = new CountDownLatch(1);
-
-        WaitingFeed(int items) {
-            this.items = items;
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (pulled < items) {
-                return true;
-            }
-            waiting.countDown();
-            try {
-                new CountDownLatch(1).await(); // no more data yet: only an interrupt ends this wait
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("the feed was interrupted", e);
-            }
-            throw new AssertionError("unreachable: the latch never opens");
-        }
-
-        @Override
-        public Integer next() {
-            return pulled++;
-        }
-
-        void awaitWaiting() throws InterruptedException {
-            assertThat(waiting.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the feed waits for data").isTrue();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import static dev.drain.pool.Workloads.assertLedgerExact;
 import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
 import static dev.drain.pool.Workloads.result;
@@ -20,8 +21,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,6 +33,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -408,6 +412,73 @@ class WorkerPoolContractTest {
             assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(true));
         }
         assertThat(source.pulled()).isZero();
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-7, WP-2 (decision 0009): a source that calls requestStop() from its own next() still has
+     * the item that call returns handled, by the producer that held it, and nothing more is pulled.
+     */
+    @Test
+    void aSourceThatStopsTheRunFromNextHasThatItemHandled() {
+        AtomicReference<WorkerPool<Integer, String>> self = new AtomicReference<>();
+        Iterator<Integer> stopping = new Iterator<>() {
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
+
+            @Override
+            public Integer next() {
+                if (next == 2) {
+                    Objects.requireNonNull(self.get()).requestStop();
+                }
+                return next++;
+            }
+        };
+        RecordingSink sink = new RecordingSink(false);
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(1).queueSize(4).metrics(sink).build();
+        self.set(pool);
+        try (Results<Integer, String> results = pool.run(stopping)) {
+            assertThat(drain(results)).containsExactlyInAnyOrder(result(0), result(1), result(2));
+            assertLedgerExact(results);
+            assertThat(results.stats().pulled()).isEqualTo(3);
+            assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(true));
+        }
+        assertThat(sink.named("attempt.started")).as("item 2 is handled by the producer (worker -1)")
+                .contains("attempt.started item=2 attempt=1 worker=-1");
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-7 (the queue intake): requestStop() wakes a producer blocked on a full intake, which puts
+     * nothing more: it handles the item it held itself (decision 0009), so the intake accepts no
+     * item after the stop. The sentinel intake cannot: its producer sees the stop only once there
+     * is room (SentinelIntake).
+     */
+    @Test
+    void aStopWakesAProducerBlockedOnAFullIntake() throws Exception {
+        Gate gate = new Gate();
+        RecordingSink sink = new RecordingSink(false);
+        WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(1).queueSize(1).metrics(sink).build();
+        try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
+            gate.awaitArrivals(1);
+            Waits.until("the producer holds item 2 before a full intake",
+                    () -> results.stats().pulled() == 3 && results.stats().accepted() == 2);
+            pool.requestStop();
+            if (intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE) {
+                gate.awaitArrivals(1); // the producer's own attempt at item 2, while the worker still holds 0
+                assertThat(results.stats().accepted()).as("accepted after the stop").isEqualTo(2);
+            }
+            gate.open();
+            assertThat(drain(results)).containsExactlyInAnyOrder(result(0), result(1), result(2));
+            assertLedgerExact(results);
+        }
+        if (intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE) {
+            assertThat(sink.named("attempt.started")).contains("attempt.started item=2 attempt=1 worker=-1");
+        }
         assertNoThreadsLeft(pool);
     }
 

@@ -66,6 +66,41 @@ final class Workloads {
         }
     }
 
+    /** A source that gives {@code items} items and then waits for more, until interrupted: a feed, a socket. */
+    static final class WaitingFeed implements Iterator<Integer> {
+        private final int items;
+        private int pulled;
+        final CountDownLatch waiting = new CountDownLatch(1);
+
+        WaitingFeed(int items) {
+            this.items = items;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (pulled < items) {
+                return true;
+            }
+            waiting.countDown();
+            try {
+                new CountDownLatch(1).await(); // no more data yet: only an interrupt ends this wait
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("the feed was interrupted", e);
+            }
+            throw new AssertionError("unreachable: the latch never opens");
+        }
+
+        @Override
+        public Integer next() {
+            return pulled++;
+        }
+
+        void awaitWaiting() throws InterruptedException {
+            assertThat(waiting.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the feed waits for data").isTrue();
+        }
+    }
+
     /** A gate that handlers wait at until the test opens it, counting who has arrived. */
     static final class Gate {
         private final CountDownLatch open = new CountDownLatch(1);
@@ -181,6 +216,11 @@ final class Workloads {
         int size() {
             return events.size();
         }
+
+        /** Every event so far, as "name detail", in the order the sink received them. */
+        List<String> all() {
+            return List.copyOf(events);
+        }
     }
 
     /** Iterates every result; returns them in the order they came. Exceptions from the end propagate. */
@@ -204,6 +244,7 @@ final class Workloads {
         assertThat(outcome.discarded()).as("the outcome's discarded items").hasSize((int) stats.discarded());
         assertThat(outcome.cancelled()).as("the outcome's cancelled items").hasSize((int) stats.cancelled());
         assertThat(stats.inFlight()).as("in flight at the end").isZero();
+        assertThat(stats.currentLead()).as("the lead at the end (pulled minus settled)").isZero();
         assertThat(stats.delivered()).as("delivered").isLessThanOrEqualTo(stats.succeeded());
         return outcome;
     }

@@ -7,6 +7,7 @@ import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
 import dev.drain.support.Waits;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,19 @@ class AtomicallyTest {
         assertThat(q.qsize()).isOne();
         assertThatThrownBy(() -> q.atomically(queue -> queue.put("b"))).hasMessageContaining("put() inside atomically()");
         assertThatThrownBy(() -> q.atomically(ShutdownQueue::join)).hasMessageContaining("join() inside atomically()");
+    }
+
+    /** SQ-21, SQ-15: the timed forms of put, get and join are refused inside atomically() too, even with a zero timeout. */
+    @Test
+    void aTimedCallInsideIsRefused() {
+        ShutdownQueue<String> q = new ShutdownQueue<>(1);
+        assertThatThrownBy(() -> q.atomically(queue -> queue.put("a", Duration.ZERO)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("put(timeout) inside atomically()");
+        assertThatThrownBy(() -> q.atomically(queue -> queue.get(Duration.ZERO)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("get(timeout) inside atomically()");
+        assertThatThrownBy(() -> q.atomically(queue -> queue.join(Duration.ZERO)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("inside atomically()");
+        assertThat(q.qsize()).as("nothing was put").isZero();
     }
 
     /** SQ-21: what a step throws comes out of atomically(), and the queue is free again afterwards. */

@@ -40,6 +40,7 @@ class ClosingQueueTest {
     @EnumSource(ThreadKind.class)
     void putsAfterTheCloseAreRefused(ThreadKind kind) throws Exception {
         ClosingQueue<Integer> q = new ClosingQueue<>(4, 1);
+        assertThat(q.isClosed()).as("open before close()").isFalse();
         q.close();
         spawn.use(kind).run("producer", () -> assertThatThrownBy(() -> q.put(1)).isInstanceOf(QueueShutDown.class))
                 .value();

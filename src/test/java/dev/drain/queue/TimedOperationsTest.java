@@ -90,6 +90,36 @@ class TimedOperationsTest {
         assertThatThrownBy(() -> q.put(1, NEGATIVE)).isInstanceOf(QueueShutDown.class);
     }
 
+    /** SQ-15, SQ-12 (probe C5): a timed putter woken for a free slot loses it to a graceful shutdown in the same step, and throws QueueShutDown. */
+    @Test
+    void aWokenTimedPutterLosesItsSlotToAShutdownInTheSameStep() throws Exception {
+        ShutdownQueue<Integer> q = new ShutdownQueue<>(1);
+        q.putNowait(1);
+        Call<Void> putter = spawn.use(threads).run("timed putter", () -> q.put(2, Bounds.WAIT));
+        Waits.until("the putter waits", () -> q.waitingPutters() == 1);
+        q.atomically(queue -> {
+            queue.getNowait(); // frees the slot and wakes the putter, which cannot run yet
+            queue.shutdown();
+        });
+        assertThat(putter.thrown(QueueShutDown.class)).isNotNull();
+        assertThat(q.qsize()).as("the slot stays empty").isZero();
+    }
+
+    /** SQ-15: a timed get woken for an item that another call takes first goes back to waiting for the rest of its timeout, as queue.Queue's does. */
+    @Test
+    void aTimedGetterWhoseItemIsTakenWaitsOut() throws Exception {
+        ShutdownQueue<Integer> q = new ShutdownQueue<>(0);
+        Call<Integer> getter = spawn.use(threads).call("timed getter", () -> q.get(Bounds.WAIT));
+        Waits.until("the getter waits", () -> q.waitingGetters() == 1);
+        q.atomically(queue -> {
+            queue.putNowait(1); // wakes the getter, which cannot run yet
+            queue.getNowait();  // and takes its item
+        });
+        Waits.until("the getter, finding the queue empty, waits again", () -> q.waitingGetters() == 1);
+        q.putNowait(2);
+        assertThat(getter.value()).isEqualTo(2);
+    }
+
     /** SQ-15: a timed get on a shut-down queue that still has items returns one. */
     @Test
     void timedGetDrainsAfterShutdown() throws Exception {
