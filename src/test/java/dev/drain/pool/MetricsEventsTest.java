@@ -212,22 +212,11 @@ class MetricsEventsTest {
     @Test
     void aSourceFailureIsReportedWithItsCause() {
         RecordingSink sink = new RecordingSink(false);
-        Iterator<Integer> broken = new Iterator<>() {
-            private int next;
-
-            @Override
-            public boolean hasNext() {
-                return true;
+        Iterator<Integer> broken = Workloads.endlessCalling(n -> {
+            if (n == 2) {
+                throw new IllegalStateException("the source broke at 2");
             }
-
-            @Override
-            public Integer next() {
-                if (next == 2) {
-                    throw new IllegalStateException("the source broke at 2");
-                }
-                return next++;
-            }
-        };
+        });
         WorkerPool<Integer, String> pool = pool(Workloads.echo(), sink).workers(1).queueSize(4).build();
         try (Results<Integer, String> results = pool.run(broken)) {
             assertThat(catchThrowable(() -> drain(results))).isNotNull();

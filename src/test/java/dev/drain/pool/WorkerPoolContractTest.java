@@ -422,22 +422,11 @@ class WorkerPoolContractTest {
     @Test
     void aSourceThatStopsTheRunFromNextHasThatItemHandled() {
         AtomicReference<WorkerPool<Integer, String>> self = new AtomicReference<>();
-        Iterator<Integer> stopping = new Iterator<>() {
-            private int next;
-
-            @Override
-            public boolean hasNext() {
-                return true;
+        Iterator<Integer> stopping = Workloads.endlessCalling(n -> {
+            if (n == 2) {
+                Objects.requireNonNull(self.get()).requestStop();
             }
-
-            @Override
-            public Integer next() {
-                if (next == 2) {
-                    Objects.requireNonNull(self.get()).requestStop();
-                }
-                return next++;
-            }
-        };
+        });
         RecordingSink sink = new RecordingSink(false);
         WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(1).queueSize(4).metrics(sink).build();
         self.set(pool);

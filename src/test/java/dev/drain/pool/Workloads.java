@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 
 /** Sources, handlers and sinks for the pool's tests: the workloads the contract talks about. */
 final class Workloads {
@@ -99,6 +100,24 @@ final class Workloads {
         void awaitWaiting() throws InterruptedException {
             assertThat(waiting.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the feed waits for data").isTrue();
         }
+    }
+
+    /** The items 0, 1, 2, ... without end, calling {@code beforeEach} with each before it is returned: a source that acts, or throws, at a chosen item. */
+    static Iterator<Integer> endlessCalling(IntConsumer beforeEach) {
+        return new Iterator<>() {
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
+
+            @Override
+            public Integer next() {
+                beforeEach.accept(next);
+                return next++;
+            }
+        };
     }
 
     /** A gate that handlers wait at until the test opens it, counting who has arrived. */
