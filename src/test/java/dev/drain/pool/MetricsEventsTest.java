@@ -9,6 +9,7 @@ import dev.drain.pool.Workloads.CountingSource;
 import dev.drain.pool.Workloads.Gate;
 import dev.drain.pool.Workloads.RecordingSink;
 import dev.drain.pool.Workloads.WaitingFeed;
+import dev.drain.support.Bounds;
 import dev.drain.support.Waits;
 import java.io.IOException;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -101,6 +103,7 @@ class MetricsEventsTest {
         Duration timeout = Duration.ofMillis(50);
         CountDownLatch release = new CountDownLatch(1);
         AtomicLong started = new AtomicLong();
+        AtomicLong stuckAfter = new AtomicLong();
         AtomicInteger interrupts = new AtomicInteger();
         Handler<Integer, String> stubborn = Workloads.swallowing(Integer.MAX_VALUE, interrupts, release);
         WorkerPool<Integer, String> pool = pool(item -> {
@@ -110,13 +113,13 @@ class MetricsEventsTest {
         try (Results<Integer, String> results = pool.run(CountingSource.of(1))) {
             Thread releaser = Thread.ofVirtual().start(() -> {
                 Waits.until("the attempt is found stuck", () -> results.stats().failed() == 1);
-                long stuckAfter = System.nanoTime() - started.get();
+                stuckAfter.set(System.nanoTime() - started.get());
                 release.countDown();
-                assertThat(Duration.ofNanos(stuckAfter)).as("found stuck after the timeout and every round")
-                        .isGreaterThanOrEqualTo(timeout.multipliedBy(1 + Supervisor.INTERRUPT_ROUNDS));
             });
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolFailure.class);
             assertThat(releaser.join(Duration.ofSeconds(20))).as("the releaser ended").isTrue();
+            assertThat(Duration.ofNanos(stuckAfter.get())).as("found stuck after the timeout and every round")
+                    .isGreaterThanOrEqualTo(timeout.multipliedBy(1 + Supervisor.INTERRUPT_ROUNDS));
             assertLedgerExact(results);
         }
         String attempt = "item=0 attempt=1 worker=0";
@@ -146,12 +149,20 @@ class MetricsEventsTest {
                 "pool.drained outcome=Completed pulled=0 succeeded=0 failed=0 discarded=0 cancelled=0");
 
         RecordingSink aborted = new RecordingSink(false);
-        Gate gate = new Gate(); // never opens: the attempt ends by the abort's interrupt
-        WorkerPool<Integer, String> after = pool(Workloads.behind(gate), aborted).workers(1).build();
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        // the attempt outlives the abort's interrupts until released, so the run is still ABORTING at the stop
+        Handler<Integer, String> stubborn = Workloads.swallowing(Integer.MAX_VALUE, new AtomicInteger(), release);
+        WorkerPool<Integer, String> after = pool(item -> {
+            arrived.countDown();
+            return stubborn.handle(item);
+        }, aborted).workers(1).itemTimeout(Duration.ofMillis(20)).build();
         try (Results<Integer, String> results = after.run(CountingSource.of(1))) {
-            gate.awaitArrivals(1);
+            assertThat(arrived.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the attempt started").isTrue();
             after.abort();
             after.requestStop();
+            assertThat(after.toString()).as("still aborting when the stop comes").endsWith(", ABORTING]");
+            release.countDown();
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
         }
         assertThat(only(aborted, "pool.stop_requested")).isEmpty();
