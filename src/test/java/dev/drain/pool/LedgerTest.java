@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -207,5 +208,32 @@ class LedgerTest {
             assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(false));
             assertNoThreadsLeft(pool);
         }
+    }
+
+    /** WP-12, WP-6: an abort after a permanent failure keeps that failure: PoolAborted lists it beside the cancelled item, as the outcome does. */
+    @Test
+    void anAbortKeepsTheFailuresBeforeIt() throws Exception {
+        Gate gate = new Gate(); // never opens: item 1's attempt ends by the abort
+        CountDownLatch oneIsIn = new CountDownLatch(1); // item 0 fails only once item 1 is being handled
+        WorkerPool<Integer, String> pool = pool(item -> {
+            if (item == 0) {
+                oneIsIn.await();
+                throw new IllegalArgumentException("bad 0");
+            }
+            oneIsIn.countDown();
+            gate.pass();
+            return Workloads.result(item);
+        }).workers(2).queueSize(2).build();
+        try (Results<Integer, String> results = pool.run(CountingSource.of(2))) {
+            gate.awaitArrivals(1);
+            Waits.until("item 0 has failed", () -> results.stats().failed() == 1);
+            pool.abort();
+            PoolAborted aborted = catchThrowableOfType(PoolAborted.class, () -> drain(results));
+            assertThat(aborted.failures()).singleElement().satisfies(f -> assertThat(f.item()).isEqualTo(0));
+            assertThat(aborted.cancelled()).hasSize(1);
+            assertThat(aborted.cancelled().getFirst()).as("the cancelled item").isEqualTo(1);
+            assertLedgerExact(results);
+        }
+        assertNoThreadsLeft(pool);
     }
 }

@@ -138,6 +138,46 @@ class SourceFaultsTest {
             assertNoThreadsLeft(pool);
         }
     }
+    /** WP-16, WP-18: a source whose next() throws and whose close() then throws too ends with the first failure as the cause, the second suppressed in it. */
+    @Test
+    void aSecondSourceFailureIsSuppressedInTheFirst() {
+        IllegalStateException broken = new IllegalStateException("next() broke");
+        IllegalStateException closing = new IllegalStateException("close() broke too");
+        Stream<Integer> source = StreamSupport.stream(Spliterators.spliteratorUnknownSize(
+                new FailingSource(Fault.NEXT, broken), Spliterator.ORDERED), false).onClose(() -> {
+                    throw closing;
+                });
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).build();
+        try (Results<Integer, String> results = pool.run(source)) {
+            assertThat(catchThrowable(() -> drain(results))).isSameAs(broken);
+            assertThat(assertLedgerExact(results)).isInstanceOfSatisfying(RunOutcome.SourceFailed.class,
+                    failed -> assertThat(failed.cause()).isSameAs(broken));
+        }
+        assertThat(broken.getSuppressed()).containsExactly(closing);
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-16, WP-19: after a source failure the queued work drains with intake stopped: the pool is STOPPING, not RUNNING. */
+    @Test
+    void aSourceFailureStopsIntake() throws Exception {
+        Gate gate = new Gate();
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.behind(gate)).intake(intake)
+                .workers(1).queueSize(4).build();
+        IllegalStateException broken = new IllegalStateException("the source broke at 1");
+        try (Results<Integer, String> results = pool.run(Workloads.endlessCalling(n -> {
+            if (n == 1) {
+                throw broken;
+            }
+        }))) {
+            gate.awaitArrivals(1); // item 0 in the worker's hands, the source already failed at item 1
+            Waits.until("the source's failure is recorded", () -> !pool.toString().endsWith(", RUNNING]"));
+            assertThat(pool.toString()).endsWith(", STOPPING]");
+            gate.open();
+            assertThat(catchThrowable(() -> drain(results))).isSameAs(broken);
+        }
+        assertNoThreadsLeft(pool);
+    }
+
     /** WP-16: a source that gives null ends the run as SourceFailed with a NullPointerException. */
     @Test
     @SuppressWarnings("NullAway") // a null item on purpose
