@@ -129,6 +129,27 @@ class HandlerFaultsTest {
     }
 
     /**
+     * WP-18, WP-2: an item whose toString overflows in its worker's own hands (the message of its
+     * timeout names it) crashes the run, and that item is settled as cancelled: the books stay exact.
+     */
+    @Test
+    void itemWhoseToStringOverflowsOnItsWorkerIsCancelled() {
+        WorkerPool<Unprintable, Integer> pool = WorkerPool.<Unprintable, Integer>builder(item -> {
+            new CountDownLatch(1).await(); // times out, and the timeout's message prints the item
+            return item.n();
+        }).intake(intake).workers(1).queueSize(1).itemTimeout(Duration.ofMillis(20)).build();
+        try (Results<Unprintable, Integer> results = pool.run(IntStream.range(0, 1).mapToObj(n -> new Unprintable(n, true)))) {
+            assertThat(catchThrowable(() -> drain(results))).isInstanceOf(StackOverflowError.class);
+            RunOutcome<Unprintable> outcome = results.outcome().orElseThrow();
+            assertThat(outcome).isInstanceOf(RunOutcome.Crashed.class);
+            assertThat(outcome.cancelled()).as("the item whose worker failed mid-item").hasSize(1);
+            assertThat(results.stats().cancelled()).isOne();
+            assertThat(results.stats().inFlight()).isZero();
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-12, WP-5: an attempt that fails with a retryable exception in a run being aborted (here the
      * handler aborts its own run, then throws) is not retried: its item is cancelled.
      */
