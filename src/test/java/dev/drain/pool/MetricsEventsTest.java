@@ -112,9 +112,12 @@ class MetricsEventsTest {
         }, sink).workers(1).queueSize(1).itemTimeout(timeout).build();
         try (Results<Integer, String> results = pool.run(CountingSource.of(1))) {
             Thread releaser = Thread.ofVirtual().start(() -> {
-                Waits.until("the attempt is found stuck", () -> results.stats().failed() == 1);
-                stuckAfter.set(System.nanoTime() - started.get());
-                release.countDown();
+                try {
+                    Waits.until("the attempt is found stuck", () -> results.stats().failed() == 1);
+                    stuckAfter.set(System.nanoTime() - started.get());
+                } finally {
+                    release.countDown(); // whatever happened: a handler left blocked would hang the run's close
+                }
             });
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolFailure.class);
             assertThat(releaser.join(Duration.ofSeconds(20))).as("the releaser ended").isTrue();
@@ -158,11 +161,14 @@ class MetricsEventsTest {
             return stubborn.handle(item);
         }, aborted).workers(1).itemTimeout(Duration.ofMillis(20)).build();
         try (Results<Integer, String> results = after.run(CountingSource.of(1))) {
-            assertThat(arrived.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the attempt started").isTrue();
-            after.abort();
-            after.requestStop();
-            assertThat(after.toString()).as("still aborting when the stop comes").endsWith(", ABORTING]");
-            release.countDown();
+            try {
+                assertThat(arrived.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the attempt started").isTrue();
+                after.abort();
+                after.requestStop();
+                assertThat(after.toString()).as("still aborting when the stop comes").endsWith(", ABORTING]");
+            } finally {
+                release.countDown(); // a handler left blocked would hang the run's close
+            }
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
         }
         assertThat(only(aborted, "pool.stop_requested")).isEmpty();
