@@ -114,4 +114,62 @@ class AtomicallyTest {
         stop.set(true);
         assertThat(observer.value()).isFalse();
     }
+
+    /**
+     * SQ-14, SQ-21: a getter woken for an item that another call takes in the same step, and then
+     * interrupted, passes nothing on (the item is gone): the next getter keeps its place in line and
+     * gets the next item.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aWokenGetterWhoseItemIsGonePassesNothingOn(ThreadKind kind) throws Exception {
+        ShutdownQueue<Integer> q = new ShutdownQueue<>(0);
+        Call<Integer> a = spawn.use(kind).call("getter a", q::get);
+        Waits.until("a waits", () -> q.waitingGetters() == 1);
+        Call<Integer> b = spawn.use(kind).call("getter b", q::get);
+        Waits.until("b waits", () -> q.waitingGetters() == 2);
+        Call<Integer> c = spawn.use(kind).call("getter c", q::get);
+        Waits.until("c waits", () -> q.waitingGetters() == 3);
+        q.atomically(queue -> {
+            queue.putNowait(1);   // wakes a
+            queue.getNowait();    // takes a's item
+            a.thread().interrupt(); // before a runs
+        });
+        assertThat(a.thrown(InterruptedException.class)).isNotNull();
+        Waits.until("b and c wait, in that order", () -> q.waitingGetters() == 2);
+        q.putNowait(2);
+        assertThat(b.value()).as("the next in line gets the next item").isEqualTo(2);
+        q.putNowait(3);
+        assertThat(c.value()).isEqualTo(3);
+    }
+
+    /**
+     * SQ-14, SQ-21: a putter woken for a slot that another call fills in the same step, and then
+     * interrupted, passes nothing on (the slot is gone): the next putter keeps its place in line and
+     * gets the next slot.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aWokenPutterWhoseSlotIsGonePassesNothingOn(ThreadKind kind) throws Exception {
+        ShutdownQueue<Integer> q = new ShutdownQueue<>(1);
+        q.putNowait(0);
+        Call<Void> a = spawn.use(kind).run("putter a", () -> q.put(1));
+        Waits.until("a waits", () -> q.waitingPutters() == 1);
+        Call<Void> b = spawn.use(kind).run("putter b", () -> q.put(2));
+        Waits.until("b waits", () -> q.waitingPutters() == 2);
+        Call<Void> c = spawn.use(kind).run("putter c", () -> q.put(3));
+        Waits.until("c waits", () -> q.waitingPutters() == 3);
+        q.atomically(queue -> {
+            queue.getNowait();      // frees the slot: wakes a
+            queue.putNowait(9);     // fills it again
+            a.thread().interrupt(); // before a runs
+        });
+        assertThat(a.thrown(InterruptedException.class)).isNotNull();
+        Waits.until("b and c wait, in that order", () -> q.waitingPutters() == 2);
+        assertThat(q.getNowait()).isEqualTo(9);
+        b.value(); // the next in line gets the next slot
+        assertThat(q.getNowait()).isEqualTo(2);
+        c.value();
+        assertThat(q.getNowait()).isEqualTo(3);
+    }
 }
