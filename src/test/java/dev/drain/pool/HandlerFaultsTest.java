@@ -183,21 +183,8 @@ class HandlerFaultsTest {
             assertThat(one).hasMessage("1 item failed: 0 after 2 attempts (java.io.IOException: broken 0)");
         }
         CountDownLatch pulledBoth = new CountDownLatch(2);
-        Iterator<Integer> two = new Iterator<>() {
-            private int next;
-
-            @Override
-            public boolean hasNext() {
-                return next < 2;
-            }
-
-            @Override
-            public Integer next() {
-                pulledBoth.countDown();
-                return next++;
-            }
-        };
-        // both items are queued before the first fails (the first failure stops intake)
+        Iterator<Integer> two = Workloads.calling(2, n -> pulledBoth.countDown());
+        // both items are pulled before the first fails (the first failure stops intake)
         WorkerPool<Integer, String> gated = WorkerPool.<Integer, String>builder(item -> {
             pulledBoth.await();
             throw new IllegalStateException("bad " + item);

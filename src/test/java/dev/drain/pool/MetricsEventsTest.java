@@ -13,9 +13,7 @@ import dev.drain.support.Bounds;
 import dev.drain.support.Waits;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,20 +41,6 @@ class MetricsEventsTest {
         return WorkerPool.<Integer, String>builder(handler).intake(intake).metrics(sink).name("events");
     }
 
-    /** The events whose names start with one of {@code prefixes}, as "name detail", in the order delivered. */
-    private static List<String> only(RecordingSink sink, String... prefixes) {
-        List<String> kept = new ArrayList<>();
-        for (String event : sink.all()) {
-            for (String prefix : prefixes) {
-                if (event.startsWith(prefix)) {
-                    kept.add(event);
-                    break;
-                }
-            }
-        }
-        return kept;
-    }
-
     /** WP-8, WP-5, WP-6: each attempt's start, success, failure and retry, and an item's permanent failure, are reported in order with their details. */
     @Test
     void attemptsRetriesAndFailuresAreReportedInOrder() {
@@ -75,9 +59,9 @@ class MetricsEventsTest {
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolFailure.class);
             assertLedgerExact(results);
         }
-        assertThat(only(sink, "item.accepted")).containsExactly("item.accepted item=0", "item.accepted item=1",
+        assertThat(sink.startingWith("item.accepted")).containsExactly("item.accepted item=0", "item.accepted item=1",
                 "item.accepted item=2");
-        assertThat(only(sink, "attempt.", "item.failed")).containsExactly(
+        assertThat(sink.startingWith("attempt.", "item.failed")).containsExactly(
                 "attempt.started item=0 attempt=1 worker=0",
                 "attempt.succeeded item=0 attempt=1 worker=0",
                 "attempt.started item=1 attempt=1 worker=0",
@@ -88,7 +72,7 @@ class MetricsEventsTest {
                 "attempt.started item=2 attempt=1 worker=0",
                 "attempt.failed item=2 attempt=1 worker=0 cause=java.lang.IllegalArgumentException: bad 2",
                 "item.failed item=2 attempts=1 cause=java.lang.IllegalArgumentException: bad 2");
-        assertThat(only(sink, "pool.")).containsExactly(
+        assertThat(sink.startingWith("pool.")).containsExactly(
                 "pool.drained outcome=Failed pulled=3 succeeded=2 failed=1 discarded=0 cancelled=0");
     }
 
@@ -127,7 +111,7 @@ class MetricsEventsTest {
         }
         String attempt = "item=0 attempt=1 worker=0";
         String stuck = attempt + ": the handler was still running after 3 rounds of interrupts, PT0.05S apart";
-        assertThat(only(sink, "attempt.", "item.failed")).containsExactly(
+        assertThat(sink.startingWith("attempt.", "item.failed")).containsExactly(
                 "attempt.started " + attempt,
                 "attempt.timeout " + attempt + " timeout=PT0.05S",
                 "attempt.escalated " + attempt + " round=2",
@@ -148,7 +132,7 @@ class MetricsEventsTest {
             once.requestStop();
             drain(results);
         }
-        assertThat(only(stopped, "pool.")).containsExactly("pool.stop_requested events",
+        assertThat(stopped.startingWith("pool.")).containsExactly("pool.stop_requested events",
                 "pool.drained outcome=Completed pulled=0 succeeded=0 failed=0 discarded=0 cancelled=0");
 
         RecordingSink aborted = new RecordingSink(false);
@@ -171,7 +155,7 @@ class MetricsEventsTest {
             }
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
         }
-        assertThat(only(aborted, "pool.stop_requested")).isEmpty();
+        assertThat(aborted.startingWith("pool.stop_requested")).isEmpty();
     }
 
     /** WP-12, WP-8: an abort reports how many items it dropped from the intake, each dropped item, and each cancelled attempt, exactly as the outcome lists them. */
@@ -191,13 +175,13 @@ class MetricsEventsTest {
             outcome = assertLedgerExact(results);
         }
         RunOutcome.Aborted<Integer> aborted = (RunOutcome.Aborted<Integer>) outcome;
-        assertThat(only(sink, "item.discarded")).containsExactlyInAnyOrderElementsOf(
+        assertThat(sink.startingWith("item.discarded")).containsExactlyInAnyOrderElementsOf(
                 aborted.discarded().stream().map(item -> "item.discarded item=" + item).toList());
         assertThat(aborted.discarded()).as("the queued items and the one the producer held")
                 .containsExactlyInAnyOrder(1, 2, 3, 4);
-        assertThat(only(sink, "attempt.cancelled")).containsExactly("attempt.cancelled item=0");
+        assertThat(sink.startingWith("attempt.cancelled")).containsExactly("attempt.cancelled item=0");
         assertThat(aborted.cancelled()).containsExactly(0);
-        assertThat(only(sink, "pool.abort")).as("the three the abort took from the intake")
+        assertThat(sink.startingWith("pool.abort")).as("the three the abort took from the intake")
                 .containsExactly("pool.abort discarded=3");
     }
 
@@ -213,7 +197,7 @@ class MetricsEventsTest {
             assertThat(catchThrowable(results::hasNext)).isNotNull();
             assertThat(Thread.interrupted()).as("the interrupt status is kept").isTrue();
         }
-        assertThat(only(sink, "pool.abandoned")).containsExactly("pool.abandoned consumer interrupted");
+        assertThat(sink.startingWith("pool.abandoned")).containsExactly("pool.abandoned consumer interrupted");
 
         RecordingSink closed = new RecordingSink(false);
         Gate held = new Gate();
@@ -222,7 +206,7 @@ class MetricsEventsTest {
             held.awaitArrivals(1);
             assertThat(results.outcome()).as("still running when closed").isEmpty();
         }
-        assertThat(only(closed, "pool.abandoned")).containsExactly("pool.abandoned results closed");
+        assertThat(closed.startingWith("pool.abandoned")).containsExactly("pool.abandoned results closed");
     }
 
     /** WP-16, WP-8: a source that throws is reported as source.failed with its cause. */
@@ -239,12 +223,12 @@ class MetricsEventsTest {
             assertThat(catchThrowable(() -> drain(results))).isNotNull();
             assertLedgerExact(results);
         }
-        assertThat(only(sink, "source.")).containsExactly(
+        assertThat(sink.startingWith("source.")).containsExactly(
                 "source.failed cause=java.lang.IllegalStateException: the source broke at 2");
-        assertThat(only(sink, "pool.")).containsExactly(
+        assertThat(sink.startingWith("pool.")).containsExactly(
                 "pool.drained outcome=SourceFailed pulled=2 succeeded=2 failed=0 discarded=0 cancelled=0");
         assertThat(IntStream.range(0, 2).mapToObj(i -> "item.accepted item=" + i).toList())
-                .isEqualTo(only(sink, "item.accepted"));
+                .isEqualTo(sink.startingWith("item.accepted"));
     }
 
     /** WP-7, WP-8: a stop that interrupts a source waiting for its next item is reported as source.interrupted, not as source.failed. */
@@ -259,7 +243,7 @@ class MetricsEventsTest {
             assertThat(drain(results)).hasSize(2);
             assertLedgerExact(results);
         }
-        assertThat(only(sink, "source.")).containsExactly("source.interrupted cause=java.lang.IllegalStateException: "
+        assertThat(sink.startingWith("source.")).containsExactly("source.interrupted cause=java.lang.IllegalStateException: "
                 + "the feed was interrupted");
     }
 }

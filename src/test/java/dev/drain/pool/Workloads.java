@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.drain.support.Bounds;
 import dev.drain.support.ThreadDump;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -102,22 +103,30 @@ final class Workloads {
         }
     }
 
-    /** The items 0, 1, 2, ... without end, calling {@code beforeEach} with each before it is returned: a source that acts, or throws, at a chosen item. */
-    static Iterator<Integer> endlessCalling(IntConsumer beforeEach) {
+    /** The items 0, 1, ... up to {@code limit}, calling {@code beforeEach} with each before it is returned: a source that acts, or throws, at a chosen item. */
+    static Iterator<Integer> calling(int limit, IntConsumer beforeEach) {
         return new Iterator<>() {
             private int next;
 
             @Override
             public boolean hasNext() {
-                return true;
+                return next < limit;
             }
 
             @Override
             public Integer next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
                 beforeEach.accept(next);
                 return next++;
             }
         };
+    }
+
+    /** {@link #calling} without end. */
+    static Iterator<Integer> endlessCalling(IntConsumer beforeEach) {
+        return calling(Integer.MAX_VALUE, beforeEach);
     }
 
     /** A gate that handlers wait at until the test opens it, counting who has arrived. */
@@ -236,9 +245,9 @@ final class Workloads {
             return events.size();
         }
 
-        /** Every event so far, as "name detail", in the order the sink received them. */
-        List<String> all() {
-            return List.copyOf(events);
+        /** The events whose names start with one of {@code prefixes}, as "name detail", in the order the sink received them. */
+        List<String> startingWith(String... prefixes) {
+            return events.stream().filter(e -> Arrays.stream(prefixes).anyMatch(e::startsWith)).toList();
         }
     }
 
