@@ -291,7 +291,7 @@ def pool_section(results):
     return text
 
 
-LADDER = ["1.fork", "2.queues", "3.scopePerItem", "4.timedWait", "5.WorkerPool.noMetrics", "6.WorkerPool"]
+LADDER = ["1.fork", "2.queues", "3.scopePerItem", "4.wokenWait", "5.WorkerPool.noMetrics", "6.WorkerPool"]
 
 
 def ladder_section(results):
@@ -317,8 +317,8 @@ def ladder_section(results):
             "(no-op handler, 10,000 items per run): `2.queues` is the pool's shape without a thread per item "
             "(producer → `ShutdownQueue(16)` intake → workers calling the handler inline → "
             "`ShutdownQueue(workers)` outbox → the benchmark thread); `3.scopePerItem` runs each item in a scope "
-            "of its own (open, fork, join, close); `4.timedWait` waits for that subtask as the pool does (a timed "
-            "latch wait, then join); `5.WorkerPool.noMetrics` is the pool itself without a metrics sink; "
+            "of its own (open, fork, join, close); `4.wokenWait` waits for that subtask as the pool does (it parks "
+            "until the subtask's end unparks it, no timer: decision 0022; then join); `5.WorkerPool.noMetrics` is the pool itself without a metrics sink; "
             "`6.WorkerPool` with one. Steps 2–4 are written in the benchmark with the pool's structure; 5 and 6 "
             "are the real pool.\n\n"
             + table(["workers", "step", "ns/item", "added (ns)", "ratio to 1.fork", "CPU ns/item", "CPU added",

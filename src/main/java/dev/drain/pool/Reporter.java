@@ -1,11 +1,10 @@
 package dev.drain.pool;
 
-import dev.drain.queue.QueueFull;
-import dev.drain.queue.QueueShutDown;
-import dev.drain.queue.ShutdownQueue;
+import java.util.ArrayDeque;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -14,9 +13,8 @@ import org.jspecify.annotations.Nullable;
  * own, the reporter, and never on a worker, the producer, the driver or the caller of
  * {@code requestStop()} or {@code abort()} (decision 0016). Whatever the sink does (throws any
  * {@code Throwable}, swallows or sets an interrupt, blocks for a while) it does to the reporter
- * alone. Events reach it through an unbounded {@link ShutdownQueue}, in the order they were
- * recorded; their details are built there too, so an item's {@code toString} also runs on the
- * reporter.
+ * alone. Events reach it in the order they were recorded; their details are built there too, so an
+ * item's {@code toString} also runs on the reporter.
  *
  * <ul>
  *   <li>{@link #record} (the run's own threads) waits while {@value #BACKLOG} events are
@@ -29,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #shutdown()} (the driver, at the very end) lets the reporter deliver what is left
  *       and finish.</li>
  * </ul>
+ * The reporter takes every queued event at once and delivers the batch outside the lock, so a
+ * recording thread only appends under a short lock and wakes the reporter when it waits; the room
+ * the batch held is given back when the whole batch has been delivered (decision 0023).
  * Without a sink every method returns at once and there is no reporter thread.
  */
 final class Reporter {
@@ -36,14 +37,23 @@ final class Reporter {
     static final int BACKLOG = 256;
 
     /**
-     * One event; {@code holdsRoom} if it took one of the {@link #BACKLOG} permits. An event with a
+     * One event; {@code holdsRoom} if it counts against the {@link #BACKLOG}. An event with a
      * {@code flushed} latch is no event, only a mark in the queue (see {@link #flush()}).
      */
     private record Event(String name, Supplier<String> detail, boolean holdsRoom, @Nullable CountDownLatch flushed) {}
 
     private final @Nullable MetricsSink sink;
-    private final ShutdownQueue<Event> events = new ShutdownQueue<>(0);
-    private final Semaphore room = new Semaphore(BACKLOG);
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when an event is queued or the reporter is shut down: the reporter waits on it. */
+    private final Condition queuedOrShutDown = lock.newCondition();
+    /** Signalled when delivered events give their room back: recording threads wait on it. */
+    private final Condition hasRoom = lock.newCondition();
+    /** Events recorded and not yet taken by the reporter, in order; guarded by {@code lock}. */
+    private ArrayDeque<Event> queued = new ArrayDeque<>();
+    /** Events that hold room and are not yet delivered (queued or in the reporter's batch); guarded by {@code lock}. */
+    private int undelivered;
+    /** Whether {@link #shutdown()} was called; guarded by {@code lock}. */
+    private boolean shutDown;
     private final AtomicLong raised = new AtomicLong();
     /** The run this reporter serves; set once, by {@link #attach}, before the run starts. */
     private volatile @Nullable Lifecycle<?> lifecycle;
@@ -69,57 +79,113 @@ final class Reporter {
         if (sink == null) {
             return;
         }
-        while (true) {
-            try {
-                room.acquire();
-                break;
-            } catch (InterruptedException e) {
-                Lifecycle<?> run = lifecycle;
-                if (run != null && run.isCancelling()) {
-                    return; // the run is being cancelled and the sink is behind: this event is dropped
+        lock.lock();
+        try {
+            while (undelivered >= BACKLOG && !shutDown) {
+                try {
+                    hasRoom.await();
+                } catch (InterruptedException e) {
+                    Lifecycle<?> run = lifecycle;
+                    if (run != null && run.isCancelling()) {
+                        return; // the run is being cancelled and the sink is behind: this event is dropped
+                    }
+                    // a stray interrupt: the pool's threads decide by the run's phase (decision 0015)
                 }
-                // a stray interrupt: the pool's threads decide by the run's phase (decision 0015)
             }
+            enqueue(new Event(name, detail, true, null));
+        } finally {
+            lock.unlock();
         }
-        enqueue(new Event(name, detail, true, null));
     }
 
     /** An event from any thread; never waits. */
     void recordNow(String name, Supplier<String> detail) {
-        if (sink != null) {
+        if (sink == null) {
+            return;
+        }
+        lock.lock();
+        try {
             enqueue(new Event(name, detail, false, null));
+        } finally {
+            lock.unlock();
         }
     }
 
+    /** Queues {@code event} for the reporter; once shut down, drops it (nobody will deliver it). Call with the lock held. */
     private void enqueue(Event event) {
-        try {
-            events.putNowait(event); // unbounded: never full
-        } catch (QueueShutDown e) {
-            release(event); // the run is over; nobody will deliver it
+        if (shutDown) {
             if (event.flushed() != null) {
                 event.flushed().countDown();
             }
-        } catch (QueueFull e) {
-            throw new AssertionError("unreachable: an unbounded queue is never full", e);
+            return;
         }
+        queued.add(event);
+        if (event.holdsRoom()) {
+            undelivered++;
+        }
+        queuedOrShutDown.signal();
     }
 
     /** The reporter thread: delivers every event, in order, until {@link #shutdown()} and the backlog is empty. */
     void deliver() {
-        while (true) {
-            Event event;
-            try {
-                event = events.get();
-            } catch (QueueShutDown e) {
-                return;
-            } catch (InterruptedException e) {
-                continue; // the reporter ends only when the driver shuts the queue down
+        ArrayDeque<Event> spare = new ArrayDeque<>();
+        for (ArrayDeque<Event> batch = take(spare); batch != null; batch = take(spare)) {
+            int holding = 0;
+            for (Event event : batch) {
+                holding += event.holdsRoom() ? 1 : 0;
             }
             try {
-                send(event);
+                for (Event event : batch) {
+                    // The reporter's interrupts mean nothing (it ends only when shut down), and the
+                    // sink must not see one that its previous call left set.
+                    Thread.interrupted();
+                    send(event);
+                }
             } finally {
-                release(event);
+                giveBack(holding);
+                batch.clear();
+                spare = batch;
             }
+        }
+    }
+
+    /**
+     * Waits until events are queued, and takes them all, leaving {@code spare} (empty) in their
+     * place; {@return the batch, or {@code null} once shut down with nothing queued} The reporter
+     * ends only when the driver shuts it down: an interrupt only wakes it to look again.
+     */
+    private @Nullable ArrayDeque<Event> take(ArrayDeque<Event> spare) {
+        lock.lock();
+        try {
+            while (queued.isEmpty()) {
+                if (shutDown) {
+                    return null;
+                }
+                try {
+                    queuedOrShutDown.await();
+                } catch (InterruptedException e) {
+                    // woken: look again
+                }
+            }
+            ArrayDeque<Event> batch = queued;
+            queued = spare;
+            return batch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Gives back the room of {@code delivered} events and wakes the threads waiting for it. */
+    private void giveBack(int delivered) {
+        if (delivered == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            undelivered -= delivered;
+            hasRoom.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -146,12 +212,6 @@ final class Reporter {
         }
     }
 
-    private void release(Event event) {
-        if (event.holdsRoom()) {
-            room.release();
-        }
-    }
-
     /**
      * Waits until every event recorded so far has been delivered (the sink has seen it, or thrown):
      * the driver's last look before it decides the outcome, so that a sink that is behind can
@@ -163,7 +223,12 @@ final class Reporter {
             return;
         }
         CountDownLatch delivered = new CountDownLatch(1);
-        enqueue(new Event("flush", () -> "", false, delivered));
+        lock.lock();
+        try {
+            enqueue(new Event("flush", () -> "", false, delivered));
+        } finally {
+            lock.unlock();
+        }
         boolean interrupted = false;
         while (delivered.getCount() > 0) {
             try {
@@ -179,7 +244,14 @@ final class Reporter {
 
     /** No more events: the reporter delivers what is queued, then finishes. */
     void shutdown() {
-        events.shutdown();
+        lock.lock();
+        try {
+            shutDown = true;
+            queuedOrShutDown.signal();
+            hasRoom.signalAll(); // a recording thread waiting for room drops its event
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** {@return how many calls to the sink threw} */

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  *        │       └─ worker × N intake ─► attempts ─► outbox
  *        │           └─ scope  one per attempt (Supervisor, Structured.Single), ItemContext bound
  *        │               └─ attempt   the handler
+ *        ├─ deadlines          the watchdog that wakes a worker whose attempt is overdue (Deadlines)
  *        └─ metrics            the Reporter: the only thread that calls the metrics sink
  * </pre>
  * The caller's {@link ScopedValue} bindings are inherited all the way down. Results travel to the
@@ -36,6 +37,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private final Ledger<T> ledger;
     private final Reporter reporter;
     private final Supervisor<T, R> supervisor;
+    /** The deadlines of the attempts being waited for, and the watchdog that serves them. */
+    private final Deadlines deadlines;
     private final Intake<T> intake;
     /** Results on their way to the consumer; shut down by the driver at the end (by an abandon, at once). */
     private final ShutdownQueue<R> outbox;
@@ -46,7 +49,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         this.lifecycle = lifecycle;
         this.ledger = ledger;
         this.reporter = reporter;
-        this.supervisor = new Supervisor<>(config, lifecycle, ledger, reporter);
+        this.deadlines = new Deadlines(config.workers() + 1, config.itemTimeout().toNanos());
+        this.supervisor = new Supervisor<>(config, lifecycle, ledger, reporter, deadlines);
         this.intake = switch (config.intake()) {
             case SHUTDOWN_QUEUE -> new QueueIntake<>(config.queueSize());
             case SENTINEL -> new SentinelIntake<>(config.queueSize(), config.workers());
@@ -63,6 +67,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             if (reporter.hasSink()) {
                 boundary.fork("metrics", reporter::deliver);
             }
+            boundary.fork("deadlines", deadlines::watch);
             boundary.fork("driver", this::drive);
         } catch (Throwable e) { // the JVM could not start a thread: end the run here, on the caller's thread
             lifecycle.crashed(e);
@@ -129,6 +134,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             RunOutcome<T> outcome = lifecycle.end();
             reporter.recordNow("pool.drained", () -> "outcome=" + outcome.getClass().getSimpleName() + " " + ledger);
         } finally {
+            deadlines.stop(); // every attempt has been waited for
             reporter.shutdown();
             outbox.shutdown(); // the consumer takes what is left, then sees the end
         }

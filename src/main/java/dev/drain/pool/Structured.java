@@ -3,9 +3,8 @@ package dev.drain.pool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,11 +46,12 @@ import org.jspecify.annotations.Nullable;
  *       out and closed by {@code Results.close()}: the caller's try-with-resources around the
  *       results is the block, and the owner-only rule of the results (WP-17) is the scope's own
  *       rule, passed on to the caller.</li>
- *   <li><b>{@link Single} waits with a latch, not with {@code join()} and a timeout.</b> A scope
+ *   <li><b>{@link Single} waits for a wake-up, not with {@code join()} and a timeout.</b> A scope
  *       configured {@code withTimeout} is cancelled at the deadline, which interrupts the subtask
  *       once; {@code close()} then waits for it without a bound, so a handler that swallows the
- *       interrupt hangs its owner (decision 0007). The owner here waits on a latch that its
- *       {@code Joiner}'s {@code onComplete} opens, with its own deadline, and keeps the subtask's
+ *       interrupt hangs its owner (decision 0007). The owner here parks until its
+ *       {@code Joiner}'s {@code onComplete} records the ending and unparks it, or until its own
+ *       deadline wakes it (decision 0022), and keeps the subtask's
  *       thread (captured from the thread factory) so that it can interrupt it again, in rounds,
  *       before it closes the scope. Idiomatic code never touches a subtask's thread.</li>
  *   <li><b>{@link Boundary#awaitAll} outlives an interrupted {@code join()}.</b> {@code join()}
@@ -249,7 +249,7 @@ final class Structured {
         private Single(String name, ThreadFactory threads, Callable<? extends R> task) {
             Thread[] created = new Thread[1];
             ThreadFactory capturing = runnable -> created[0] = threads.newThread(runnable);
-            // A joiner that records how the one subtask ended and opens the latch: generic policy,
+            // A joiner that records how the one subtask ended and wakes the owner: generic policy,
             // no business logic, never cancels. onComplete runs on the subtask's thread.
             var joiner = new java.util.concurrent.StructuredTaskScope.Joiner<R, @Nullable Void>() {
                 @Override
@@ -292,14 +292,45 @@ final class Structured {
             return new Single<>(name, threads, task);
         }
 
-        /** Waits at most {@code nanos} for the subtask to complete; {@return whether it has} */
+        /**
+         * Waits at most {@code nanos} for the subtask to complete; {@return whether it has}
+         *
+         * @throws InterruptedException if the owner is interrupted first (its status cleared)
+         */
         boolean await(long nanos) throws InterruptedException {
-            return completion.completed.await(nanos, TimeUnit.NANOSECONDS);
+            long deadline = System.nanoTime() + nanos;
+            while (!isCompleted()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Waits, without a timeout, until the subtask completes or someone wakes the owner:
+         * another thread's {@link LockSupport#unpark}, or a spurious wake-up. The caller looks at
+         * what it waits for and waits again.
+         *
+         * @throws InterruptedException if the owner is interrupted (its status cleared)
+         */
+        void awaitWake() throws InterruptedException {
+            if (!isCompleted()) {
+                LockSupport.park(this);
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
         }
 
         /** {@return whether the subtask has completed} */
         boolean isCompleted() {
-            return completion.completed.getCount() == 0;
+            return completion.ending != null;
         }
 
         /** Interrupts the subtask's thread (again). */
@@ -331,15 +362,18 @@ final class Structured {
         }
     }
 
-    /** How a subtask ended, and a latch that opens when it has. */
+    /**
+     * How a subtask ended, written once on the subtask's thread, which then wakes the owner (the
+     * thread that created it, and forks and waits for the subtask).
+     */
     private static final class Completion<R> {
-        final CountDownLatch completed = new CountDownLatch(1);
-        /** Written once, before {@code completed} opens; read after it has. */
+        private final Thread owner = Thread.currentThread();
+        /** Written once, when the subtask completes; {@code null} until then. */
         volatile @Nullable Ending<R> ending;
 
         void complete(Ending<R> ending) {
             this.ending = ending;
-            completed.countDown();
+            LockSupport.unpark(owner);
         }
     }
 }

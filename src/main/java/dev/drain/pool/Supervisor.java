@@ -39,12 +39,15 @@ final class Supervisor<T, R> {
     private final Lifecycle<T> lifecycle;
     private final Ledger<T> ledger;
     private final Reporter reporter;
+    private final Deadlines deadlines;
 
-    Supervisor(PoolConfig<T, R> config, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter) {
+    Supervisor(PoolConfig<T, R> config, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter,
+               Deadlines deadlines) {
         this.config = config;
         this.lifecycle = lifecycle;
         this.ledger = ledger;
         this.reporter = reporter;
+        this.deadlines = deadlines;
     }
 
     /**
@@ -74,7 +77,7 @@ final class Supervisor<T, R> {
         long timeout = config.itemTimeout().toNanos();
         try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
                 config.threads().factory("attempt"), () -> config.handler().handle(context.item()))) {
-            Waited waited = awaitCompletionOrCancellation(single, timeout);
+            Waited waited = awaitCompletionOrCancellation(single, deadlines.slotOf(context.worker()));
             if (waited == Waited.COMPLETED) {
                 return ended(context, single.ending());
             }
@@ -104,27 +107,32 @@ final class Supervisor<T, R> {
     }
 
     /**
-     * Waits for the attempt until its deadline. An interrupt of this thread only wakes it to look
-     * at the run's phase: a cancellation ends the wait, anything else does not (decision 0015).
+     * Waits for the attempt until its deadline, which the run's {@link Deadlines} watch: the wait
+     * itself has no timeout, and the watchdog wakes this thread when the deadline has passed. An
+     * interrupt of this thread only wakes it to look at the run's phase: a cancellation ends the
+     * wait, anything else does not (decision 0015).
      */
-    private Waited awaitCompletionOrCancellation(Structured.Single<R> single, long timeout) {
-        long deadline = System.nanoTime() + timeout;
-        while (true) {
-            if (single.isCompleted()) {
-                return Waited.COMPLETED; // even in a cancelled run: a result produced is delivered (WP-12)
+    private Waited awaitCompletionOrCancellation(Structured.Single<R> single, int slot) {
+        long deadline = deadlines.arm(slot);
+        try {
+            while (true) {
+                if (single.isCompleted()) {
+                    return Waited.COMPLETED; // even in a cancelled run: a result produced is delivered (WP-12)
+                }
+                if (lifecycle.isCancelling()) {
+                    return Waited.CANCELLED;
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    return Waited.TIMED_OUT;
+                }
+                try {
+                    single.awaitWake();
+                } catch (InterruptedException e) {
+                    // woken: look at the phase again
+                }
             }
-            if (lifecycle.isCancelling()) {
-                return Waited.CANCELLED;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return Waited.TIMED_OUT;
-            }
-            try {
-                single.await(left);
-            } catch (InterruptedException e) {
-                // woken: look at the phase again
-            }
+        } finally {
+            deadlines.disarm(slot);
         }
     }
 

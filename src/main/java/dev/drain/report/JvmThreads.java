@@ -11,6 +11,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -108,11 +109,12 @@ public final class JvmThreads {
 
         /**
          * {@return the scopes named {@code name}, and every container inside them, as indented
-         * lines: each container's name, its owner, and its threads}, for example
+         * lines: each container's name, its owner, and its threads in the order they were started}, for
+         * example
          * <pre>
-         *   tour (owned by main): tour-driver-1
-         *     tour-workers (owned by tour-driver-1): tour-worker-3
-         *       tour-attempt (owned by tour-worker-3): tour-attempt-4
+         *   tour (owned by main): tour-deadlines-1, tour-driver-2
+         *     tour-workers (owned by tour-driver-2): tour-worker-4
+         *       tour-attempt (owned by tour-worker-4): tour-attempt-5
          * </pre>
          *
          * @param name the scope's name (a pool's name, for a pool's run)
@@ -126,7 +128,8 @@ public final class JvmThreads {
         private void render(Container container, int depth, List<String> lines) {
             String owner = container.owner() < 0 ? "" : " (owned by " + threadName(container.owner()) + ")";
             lines.add("  ".repeat(depth) + container.name() + owner + ": "
-                    + String.join(", ", container.threads().stream().map(DumpedThread::name).toList()));
+                    + String.join(", ", container.threads().stream()
+                            .sorted(Comparator.comparingLong(DumpedThread::tid)).map(DumpedThread::name).toList()));
             containers.stream().filter(c -> container.id().equals(c.parent()))
                     .forEach(child -> render(child, depth + 1, lines));
         }

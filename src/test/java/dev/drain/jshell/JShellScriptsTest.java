@@ -214,10 +214,10 @@ class JShellScriptsTest {
                 "Abandoned, hasNext() false, liveThreads 0"),
         /** WP-17, WP-10: the caller's binding reaches every handler; the thread dump shows the run's tree under the caller. */
         RUN_TREE("17-run-tree.jsh",
-                "tree17 (owned by main): tree17-driver-1",
+                "tree17 (owned by main): tree17-deadlines-1, tree17-driver-2",
                 "item 4: TENANT = tenant-42 on tree17-attempt-<n>",
                 "After the run: pool.liveThreads() = 0, and the dump shows 0 threads named tree17-",
-                "owned (owned by main): owned-driver-1; this thread: main"),
+                "owned (owned by main): owned-deadlines-1, owned-driver-2; this thread: main"),
         /** WP-1, WP-2, WP-7, WP-12: the same runs on both intakes give the same results; the sentinel protocol by hand. */
         SENTINEL_INTAKE("18-sentinel-intake.jsh",
                 "SHUTDOWN_QUEUE results (sorted) [1, 4, 9, 16, 25, 36, 49, 64, 81, 100], ended normally, pulled=10"

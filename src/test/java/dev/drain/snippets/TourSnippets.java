@@ -177,9 +177,9 @@ final class TourSnippets {
             finish.countDown();
             results.forEachRemaining(result -> { });
         }
-        // tree (owned by main): tree-driver-1             the run's scope: the caller's
-        //   tree-workers (owned by tree-driver-1): tree-worker-3       the driver's
-        //     tree-attempt (owned by tree-worker-3): tree-attempt-4    a worker's, one per attempt
+        // tree (owned by main): tree-deadlines-1, tree-driver-2       the run's scope: the caller's
+        //   tree-workers (owned by tree-driver-2): tree-worker-4        the driver's
+        //     tree-attempt (owned by tree-worker-4): tree-attempt-5     a worker's, one per attempt
         // @end
     }
 }

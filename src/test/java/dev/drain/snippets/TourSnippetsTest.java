@@ -136,8 +136,8 @@ class TourSnippetsTest {
         String caller = Thread.currentThread().getName();
         List<String> lines = printed(TourSnippets::tree);
         assertThat(lines).hasSize(3);
-        assertThat(lines.get(0)).isEqualTo("tree (owned by " + caller + "): tree-driver-1");
-        assertThat(lines.get(1)).startsWith("  tree-workers (owned by tree-driver-1): ").contains("tree-worker-3");
-        assertThat(lines.get(2)).isEqualTo("    tree-attempt (owned by tree-worker-3): tree-attempt-4");
+        assertThat(lines.get(0)).isEqualTo("tree (owned by " + caller + "): tree-deadlines-1, tree-driver-2");
+        assertThat(lines.get(1)).startsWith("  tree-workers (owned by tree-driver-2): ").contains("tree-worker-4");
+        assertThat(lines.get(2)).isEqualTo("    tree-attempt (owned by tree-worker-4): tree-attempt-5");
     }
 }

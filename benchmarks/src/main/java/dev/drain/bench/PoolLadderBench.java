@@ -9,9 +9,10 @@ import dev.drain.queue.ShutdownQueue;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -40,8 +41,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *       the benchmark thread drains;</li>
  *   <li>{@code 3.scopePerItem}: as 2, but each worker runs the handler in a scope of its own
  *       (open, fork, join, close), as the pool's attempt does;</li>
- *   <li>{@code 4.timedWait}: as 3, but the worker waits for the subtask as the pool does: a timed
- *       wait (30 s) on a latch the subtask opens, then {@code join};</li>
+ *   <li>{@code 4.wokenWait}: as 3, but the worker waits for the subtask as the pool does: it
+ *       parks, without a timer, until the subtask's end unparks it, then {@code join}s (the
+ *       pool's deadline is kept by one watchdog thread per run, which an attempt does not touch;
+ *       decision 0022). Before that decision this step was a timed wait on a latch, which put a
+ *       timer on the JDK's delay scheduler per attempt;</li>
  *   <li>{@code 5.WorkerPool.noMetrics}: the pool (queue intake), no metrics sink: adds its
  *       counters, the item context and its {@code ScopedValue}, named threads, JFR event
  *       objects;</li>
@@ -57,7 +61,7 @@ import org.openjdk.jmh.infra.Blackhole;
 public class PoolLadderBench {
     static final int ITEMS = 10_000;
 
-    @Param({"1.fork", "2.queues", "3.scopePerItem", "4.timedWait", "5.WorkerPool.noMetrics", "6.WorkerPool"})
+    @Param({"1.fork", "2.queues", "3.scopePerItem", "4.wokenWait", "5.WorkerPool.noMetrics", "6.WorkerPool"})
     String step = "";
 
     @Param({"8", "64"})
@@ -86,7 +90,7 @@ public class PoolLadderBench {
             case "1.fork" -> PoolBench.structured(items, workers, handler);
             case "2.queues" -> pipeline(bh, this::inline);
             case "3.scopePerItem" -> pipeline(bh, this::scopePerItem);
-            case "4.timedWait" -> pipeline(bh, this::timedWait);
+            case "4.wokenWait" -> pipeline(bh, this::wokenWait);
             case "5.WorkerPool.noMetrics" -> workerPool(bh, false);
             case "6.WorkerPool" -> workerPool(bh, true);
             default -> throw new IllegalArgumentException(step);
@@ -114,19 +118,21 @@ public class PoolLadderBench {
     }
 
     @SuppressWarnings("preview")
-    private Integer timedWait(Integer item) throws Exception {
-        CountDownLatch done = new CountDownLatch(1);
+    private Integer wokenWait(Integer item) throws Exception {
+        Thread owner = Thread.currentThread();
+        AtomicBoolean done = new AtomicBoolean();
         try (var scope = java.util.concurrent.StructuredTaskScope.open(
                 java.util.concurrent.StructuredTaskScope.Joiner.<Integer>awaitAll())) {
             var subtask = scope.fork(() -> {
                 try {
                     return handler.handle(item);
                 } finally {
-                    done.countDown();
+                    done.set(true);
+                    LockSupport.unpark(owner);
                 }
             });
-            if (!done.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("timed out");
+            while (!done.get()) {
+                LockSupport.park(this); // no timer: the pool's watchdog would wake it at the deadline
             }
             scope.join();
             return subtask.get();
