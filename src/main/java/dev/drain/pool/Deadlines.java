@@ -29,7 +29,7 @@ final class Deadlines {
     /** A free slot. An armed slot holds a deadline that is never this value. */
     private static final long FREE = 0;
 
-    /** The timeout of every attempt, in nanoseconds (capped, so that a deadline does not overflow). */
+    /** The timeout of every attempt, in nanoseconds (capped at {@link PoolConfig#LONGEST_NANOS}, so that a deadline does not overflow). */
     private final long timeout;
     /** Per slot: the deadline of the wait in progress, or {@link #FREE}. Written by the slot's thread, cleared by it or by the watchdog. */
     private final AtomicLongArray deadlines;
@@ -45,7 +45,7 @@ final class Deadlines {
 
     /** Deadlines for {@code slots} supervising threads, each attempt given {@code timeoutNanos}. */
     Deadlines(int slots, long timeoutNanos) {
-        this.timeout = Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+        this.timeout = Math.min(timeoutNanos, PoolConfig.LONGEST_NANOS);
         this.deadlines = new AtomicLongArray(slots);
         this.owners = new Thread[slots];
     }
@@ -57,8 +57,8 @@ final class Deadlines {
 
     /** Arms {@code slot} for the calling thread; {@return the deadline, {@code timeout} from now} */
     long arm(int slot) {
-        long now = System.nanoTime() + timeout;
-        long deadline = now == FREE ? now + 1 : now;
+        long due = System.nanoTime() + timeout;
+        long deadline = due == FREE ? due + 1 : due;
         owners[slot] = Thread.currentThread();
         deadlines.set(slot, deadline);
         return deadline;

@@ -17,6 +17,18 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                 + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes");
     }
 
+    /** The longest wait the pool keeps in nanoseconds: about 73 years, far enough that a deadline never overflows. */
+    static final long LONGEST_NANOS = Long.MAX_VALUE / 4;
+
+    /**
+     * {@return {@code itemTimeout} in nanoseconds, at most {@link #LONGEST_NANOS}} A longer timeout
+     * ({@code ChronoUnit.FOREVER.getDuration()}, say) is one that never comes, and
+     * {@link Duration#toNanos()} would throw for it.
+     */
+    long itemTimeoutNanos() {
+        return itemTimeout.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : itemTimeout.toNanos();
+    }
+
     /** {@return whether an attempt that threw {@code cause} may be retried} */
     boolean isRetryable(Throwable cause) {
         for (Class<? extends Exception> type : retryable) {

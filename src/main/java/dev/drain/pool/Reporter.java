@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,11 +49,14 @@ final class Reporter {
     private final Condition queuedOrShutDown = lock.newCondition();
     /** Signalled when delivered events give their room back: recording threads wait on it. */
     private final Condition hasRoom = lock.newCondition();
-    /** Events recorded and not yet taken by the reporter, in order; guarded by {@code lock}. */
+    /** Events recorded and not yet taken by the reporter, in order. */
+    @GuardedBy("lock")
     private ArrayDeque<Event> queued = new ArrayDeque<>();
-    /** Events that hold room and are not yet delivered (queued or in the reporter's batch); guarded by {@code lock}. */
+    /** Events that hold room and are not yet delivered (queued, or in the batch the reporter is delivering). */
+    @GuardedBy("lock")
     private int undelivered;
-    /** Whether {@link #shutdown()} was called; guarded by {@code lock}. */
+    /** Whether {@link #shutdown()} was called. */
+    @GuardedBy("lock")
     private boolean shutDown;
     private final AtomicLong raised = new AtomicLong();
     /** The run this reporter serves; set once, by {@link #attach}, before the run starts. */
@@ -111,7 +115,8 @@ final class Reporter {
         }
     }
 
-    /** Queues {@code event} for the reporter; once shut down, drops it (nobody will deliver it). Call with the lock held. */
+    /** Queues {@code event} for the reporter; once shut down, drops it (nobody will deliver it). */
+    @GuardedBy("lock")
     private void enqueue(Event event) {
         if (shutDown) {
             if (event.flushed() != null) {

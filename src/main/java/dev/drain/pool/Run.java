@@ -49,7 +49,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         this.lifecycle = lifecycle;
         this.ledger = ledger;
         this.reporter = reporter;
-        this.deadlines = new Deadlines(config.workers() + 1, config.itemTimeout().toNanos());
+        this.deadlines = new Deadlines(config.workers() + 1, config.itemTimeoutNanos());
         this.supervisor = new Supervisor<>(config, lifecycle, ledger, reporter, deadlines);
         this.intake = switch (config.intake()) {
             case SHUTDOWN_QUEUE -> new QueueIntake<>(config.queueSize());

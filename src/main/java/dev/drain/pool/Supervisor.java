@@ -74,7 +74,7 @@ final class Supervisor<T, R> {
      * one unbounded wait: the documented limit.
      */
     private Attempted<R> supervise(ItemContext<T> context, Runnable onStuck) {
-        long timeout = config.itemTimeout().toNanos();
+        long timeout = config.itemTimeoutNanos();
         try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
                 config.threads().factory("attempt"), () -> config.handler().handle(context.item()))) {
             Waited waited = awaitCompletionOrCancellation(single, deadlines.slotOf(context.worker()));

@@ -10,8 +10,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -109,8 +109,8 @@ public final class JvmThreads {
 
         /**
          * {@return the scopes named {@code name}, and every container inside them, as indented
-         * lines: each container's name, its owner, and its threads in the order they were started}, for
-         * example
+         * lines: each container's name, its owner, and its threads in the order they were created},
+         * for example
          * <pre>
          *   tour (owned by main): tour-deadlines-1, tour-driver-2
          *     tour-workers (owned by tour-driver-2): tour-worker-4

@@ -165,6 +165,18 @@ class WorkerPoolContractTest {
         assertNoThreadsLeft(pool);
     }
 
+    /** WP-3: an itemTimeout too long for nanoseconds (ChronoUnit.FOREVER) is one that never comes: the run completes, nothing times out. */
+    @Test
+    void aTimeoutTooLongForNanosecondsNeverComes() {
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(2).queueSize(1)
+                .itemTimeout(java.time.temporal.ChronoUnit.FOREVER.getDuration()).build();
+        try (Results<Integer, String> results = pool.run(List.of(1, 2, 3))) {
+            assertThat(drain(results)).containsExactlyInAnyOrder(result(1), result(2), result(3));
+            assertThat(results.stats().timedOut()).isZero();
+        }
+        assertNoThreadsLeft(pool);
+    }
+
     /** WP-3, WP-5 (timeout-retry): a timed-out attempt is retried when TimeoutException is retryable. */
     @Test
     void timeoutIsRetriedWhenRetryable() {
