@@ -88,6 +88,19 @@ class DeadlinesTest {
         watchdog.value();
     }
 
+    /** WP-3: the watchdog sleeps until the earliest deadline it saw, not for a whole timeout: a deadline armed just after its scan is served on time, not a timeout late. */
+    @Test
+    void theWatchdogWakesForTheEarliestDeadline() {
+        Duration timeout = Duration.ofSeconds(2);
+        Deadlines deadlines = new Deadlines(1, timeout.toNanos());
+        Call<Void> watchdog = watchdog(deadlines);
+        Waits.untilParked(watchdog.thread()); // scanned an empty slot: asleep until a timeout from now
+        assertThat(lateness(waiter(deadlines, 0))).as("served at its own deadline, not at the next whole timeout")
+                .isLessThan(timeout.dividedBy(2));
+        deadlines.stop();
+        watchdog.value();
+    }
+
     /** WP-3: every slot is served: workers and the producer armed at different moments are each woken after their own deadline. */
     @Test
     void everySlotIsServed() {

@@ -165,6 +165,20 @@ class WorkerPoolContractTest {
         assertNoThreadsLeft(pool);
     }
 
+    /** WP-3: an attempt that returns wakes its worker at once; its result does not wait for the deadline (an hour here), which only the watchdog would serve. */
+    @Test
+    void aResultDoesNotWaitForItsDeadline() {
+        WorkerPool<Integer, String> pool = pool(Workloads.echo()).workers(1).queueSize(1)
+                .itemTimeout(Duration.ofHours(1)).build();
+        Call<List<String>> consumer = spawn.call("consumer", () -> {
+            try (Results<Integer, String> results = pool.run(List.of(1, 2))) {
+                return drain(results);
+            }
+        });
+        assertThat(consumer.value()).as("delivered within the test's bound").containsExactly(result(1), result(2));
+        assertNoThreadsLeft(pool);
+    }
+
     /** WP-3: an itemTimeout too long for nanoseconds (ChronoUnit.FOREVER) is one that never comes: the run completes, nothing times out. */
     @Test
     void aTimeoutTooLongForNanosecondsNeverComes() {
