@@ -50,6 +50,11 @@ final class Deadlines {
         this.owners = new Thread[slots];
     }
 
+    /** {@return the timeout of every attempt, in nanoseconds} */
+    long timeout() {
+        return timeout;
+    }
+
     /** The slot of the worker numbered {@code worker}, or of the producer (worker {@code -1}). */
     int slotOf(int worker) {
         return worker < 0 ? owners.length - 1 : worker;

@@ -74,7 +74,6 @@ final class Supervisor<T, R> {
      * one unbounded wait: the documented limit.
      */
     private Attempted<R> supervise(ItemContext<T> context, Runnable onStuck) {
-        long timeout = config.itemTimeoutNanos();
         try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
                 config.threads().factory("attempt"), () -> config.handler().handle(context.item()))) {
             Waited waited = awaitCompletionOrCancellation(single, deadlines.slotOf(context.worker()));
@@ -91,7 +90,7 @@ final class Supervisor<T, R> {
                     escalated(context, round);
                 }
                 single.interrupt();
-                awaitIgnoringInterrupts(single, timeout);
+                awaitIgnoringInterrupts(single, deadlines.timeout());
             }
             if (!single.isCompleted()) {
                 onStuck.run();
