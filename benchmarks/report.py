@@ -26,7 +26,8 @@ QUEUES = ["ShutdownQueue", "ArrayBlockingQueue", "LinkedBlockingQueue", "JoxChan
 QUEUE_BASELINE = "ArrayBlockingQueue"
 POOLS = ["WorkerPool.SHUTDOWN_QUEUE", "WorkerPool.SENTINEL", "StructuredTaskScope", "VirtualThreadExecutor"]
 POOL_BASELINE = "StructuredTaskScope"
-WAKE_GET = ["ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt", "JoxChannel.done"]
+WAKE_GET = ["ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt", "JoxChannel.done",
+            "LockSupport.unpark"]
 WAKE_PUT = ["ShutdownQueue.shutdown", "ArrayBlockingQueue.takes", "ArrayBlockingQueue.interrupt"]
 
 # The targets, numbered as in the targets table of BENCHMARKS.md: pool per item against the bare fork, by handler
@@ -245,7 +246,9 @@ def wakeup_section(results):
             "returned from their blocking call (one shot per iteration, fresh threads each time). Baseline: "
             "`ArrayBlockingQueue.pills` (n poison pills put into an `ArrayBlockingQueue(n)`) for getters; for "
             "putters, which an `ArrayBlockingQueue` can only release by making room, `ArrayBlockingQueue.takes` "
-            "(a consumer takes n items from the full queue of 16). `interrupt` interrupts each blocked thread.\n\n"
+            "(a consumer takes n items from the full queue of 16). `interrupt` interrupts each blocked thread. "
+            "`LockSupport.unpark` is the floor, with no queue and no lock: n threads parked on a flag, released by "
+            "raising it and unparking each; what it measures is waking, running and ending n virtual threads.\n\n"
             + table(["blocked in", "n", "released by", "time", "unit", "ratio to baseline"], rows,
                     ["l", "r", "l", "r", "l", "r"]))
 

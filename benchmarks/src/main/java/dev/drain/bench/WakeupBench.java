@@ -11,6 +11,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -37,6 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * baseline), by interrupting each thread, or, for the best peer, by jox's {@code Channel.done()}
  * on a buffered channel of {@code n} whose receivers are blocked in {@code receive()} (jox keeps
  * no count of its waiting receivers, so the set-up waits only for every thread to be parked).
+ * And the floor that no queue can go below: {@code LockSupport.unpark}, {@code n} threads parked
+ * on a flag of their own, released by raising the flag and unparking each thread, with no queue
+ * and no lock at all; what is left is waking, running and ending {@code n} virtual threads.
  *
  * <p>{@link #putters}: blocked in {@code put()} on a full queue of {@value #PUT_CAPACITY}.
  * Released by {@code shutdown()}; an {@code ArrayBlockingQueue} has no way to wake its putters
@@ -58,17 +62,28 @@ public class WakeupBench {
         @Param({"1000", "10000"})
         int n;
 
-        @Param({"ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt", "JoxChannel.done"})
+        @Param({"ShutdownQueue.shutdown", "ArrayBlockingQueue.pills", "ArrayBlockingQueue.interrupt", "JoxChannel.done",
+            "LockSupport.unpark"})
         String release = "";
 
         final Blocked blocked = new Blocked();
         private ShutdownQueue<Integer> queue = new ShutdownQueue<>(1);
         private ArrayBlockingQueue<Integer> abq = new ArrayBlockingQueue<>(1);
         private Channel<Integer> channel = Channel.newBufferedChannel(1);
+        private Flag flag = new Flag();
 
         @Setup(Level.Iteration)
         public void block() {
             switch (release) {
+                case "LockSupport.unpark" -> {
+                    Flag f = new Flag();
+                    flag = f;
+                    blocked.start(n, () -> {
+                        while (!f.raised) {
+                            LockSupport.park(f);
+                        }
+                    }, () -> true);
+                }
                 case "ShutdownQueue.shutdown" -> {
                     ShutdownQueue<Integer> q = new ShutdownQueue<>(n);
                     queue = q;
@@ -186,6 +201,10 @@ public class WakeupBench {
         switch (s.release) {
             case "ShutdownQueue.shutdown" -> s.queue.shutdown();
             case "JoxChannel.done" -> s.channel.done();
+            case "LockSupport.unpark" -> {
+                s.flag.raised = true;
+                s.blocked.unparkAll();
+            }
             case "ArrayBlockingQueue.pills" -> {
                 for (int i = 0; i < s.n; i++) {
                     s.abq.put(ITEM);
@@ -208,6 +227,11 @@ public class WakeupBench {
             default -> s.blocked.interruptAll();
         }
         s.blocked.awaitReturned();
+    }
+
+    /** What the floor's threads wait for. */
+    static final class Flag {
+        volatile boolean raised;
     }
 
     /** {@code n} virtual threads, each making one blocking call and then counting down a latch. */
@@ -233,6 +257,12 @@ public class WakeupBench {
             threads = started;
             returned = latch;
             Threads.awaitAllWaiting(started, allQueued);
+        }
+
+        void unparkAll() {
+            for (Thread thread : threads) {
+                LockSupport.unpark(thread);
+            }
         }
 
         void interruptAll() {
