@@ -246,9 +246,11 @@ def wakeup_section(results):
             "returned from their blocking call (one shot per iteration, fresh threads each time). Baseline: "
             "`ArrayBlockingQueue.pills` (n poison pills put into an `ArrayBlockingQueue(n)`) for getters; for "
             "putters, which an `ArrayBlockingQueue` can only release by making room, `ArrayBlockingQueue.takes` "
-            "(a consumer takes n items from the full queue of 16). `interrupt` interrupts each blocked thread. "
-            "`LockSupport.unpark` is the floor, with no queue and no lock: n threads parked on a flag, released by "
-            "raising it and unparking each; what it measures is waking, running and ending n virtual threads.\n\n"
+            "(a consumer takes n items from the full queue of 16). `interrupt` interrupts each blocked thread."
+            + (" `LockSupport.unpark` is the floor, with no queue and no lock: n threads parked on a flag, released "
+               "by raising it and unparking each; what it measures is waking, running and ending n virtual threads."
+               if any(row[2] == "LockSupport.unpark" for row in rows) else "")
+            + "\n\n"
             + table(["blocked in", "n", "released by", "time", "unit", "ratio to baseline"], rows,
                     ["l", "r", "l", "r", "l", "r"]))
 

@@ -116,19 +116,17 @@ public class ShutdownQueue<T> {
      * Implementation notes.
      *
      * One lock guards all state, as in ArrayBlockingQueue, but instead of two shared conditions
-     * (notEmpty, notFull) every blocked get() or put() call waits in a WaiterLine, parked on its
-     * own: asyncio's waiter future, which lets the queue say who has been woken (the in-transit
-     * cases). The unfinished count and join() are a TaskCount: asyncio's _unfinished_tasks and
-     * _finished event, kept as an epoch of "the count reached zero". The three orders are a
-     * Storage. This class holds the state machine: OPEN, then SHUTDOWN (sticky), with an immediate
-     * shutdown's drain as an action, not a state, as in Python.
+     * (notEmpty, notFull) every blocked get() or put() call waits in a WaiterLine, on a Condition
+     * of its own: asyncio's waiter future, which lets the queue say who has been woken (the
+     * in-transit cases). The unfinished count and join() are a TaskCount: asyncio's
+     * _unfinished_tasks and _finished event, kept as an epoch of "the count reached zero". The
+     * three orders are a Storage. This class holds the state machine: OPEN, then SHUTDOWN
+     * (sticky), with an immediate shutdown's drain as an action, not a state, as in Python.
      *
-     * Every critical section that can wake a waiter ends with releaseWoken() before it lets go of
-     * the lock: the woken are unparked then, never earlier, so that a thread woken inside
-     * atomically() stays in transit until the steps are over. A woken getter or putter normally
-     * takes the lock again and re-checks; one that a shutdown has shut out for good (a putter, or a
-     * getter of a queue that is also empty) throws QueueShutDown without the lock, which is why
-     * get() and put() let go of the lock only if they still hold it (decision 0024).
+     * Woken threads reacquire the lock in the order they were signalled (ReentrantLock's wait
+     * queue is FIFO for threads already queued), which gives Python's resumption order after a
+     * shutdown: joiners, then getters, then putters. Nothing relies on it for correctness; the
+     * CPython-recorded traces (specs/traces) observe it.
      *
      * Where Java deliberately differs: interrupts for CancelledError (and a pre-interrupted
      * blocking call throws at once, as every java.util.concurrent blocking method does), blocking
@@ -143,10 +141,6 @@ public class ShutdownQueue<T> {
 
     @GuardedBy("lock")
     private final Storage<T> items;
-
-    /** The woken getters and putters, released when the lock is let go for the last time. */
-    @GuardedBy("lock")
-    private final WaiterLine.Wakeups wakeups = new WaiterLine.Wakeups(lock);
 
     /** Blocked get() calls: woken for an item. */
     @GuardedBy("lock")
@@ -181,26 +175,16 @@ public class ShutdownQueue<T> {
     private ShutdownQueue(int maxsize, Storage<T> items) {
         this.maxsize = maxsize;
         this.items = items;
-        this.getters = new WaiterLine(lock, wakeups) {
+        this.getters = new WaiterLine(lock) {
             @Override
             boolean wokenForIsThere() {
                 return !ShutdownQueue.this.items.isEmpty(); // an item
             }
-
-            @Override
-            boolean isShutOut() {
-                return shutdown && ShutdownQueue.this.items.isEmpty(); // nothing is added after a shutdown
-            }
         };
-        this.putters = new WaiterLine(lock, wakeups) {
+        this.putters = new WaiterLine(lock) {
             @Override
             boolean wokenForIsThere() {
                 return !isFull(); // a free slot
-            }
-
-            @Override
-            boolean isShutOut() {
-                return shutdown; // every put after a shutdown throws
             }
         };
     }
@@ -281,11 +265,7 @@ public class ShutdownQueue<T> {
             requireOpen();
             addLocked(item);
         } finally {
-            if (lock.isHeldByCurrentThread()) { // not if a shutdown shut this call out: it left park() without the lock
-                WaiterLine.@Nullable Waiter released = releaseWoken();
-                lock.unlock();
-                WaiterLine.Wakeups.unpark(released);
-            }
+            lock.unlock();
         }
     }
 
@@ -320,11 +300,7 @@ public class ShutdownQueue<T> {
             requireOpen();
             addLocked(item);
         } finally {
-            if (lock.isHeldByCurrentThread()) { // not if a shutdown shut this call out: it left park() without the lock
-                WaiterLine.@Nullable Waiter released = releaseWoken();
-                lock.unlock();
-                WaiterLine.Wakeups.unpark(released);
-            }
+            lock.unlock();
         }
     }
 
@@ -346,9 +322,7 @@ public class ShutdownQueue<T> {
             }
             addLocked(item);
         } finally {
-            WaiterLine.@Nullable Waiter released = releaseWoken();
             lock.unlock();
-            WaiterLine.Wakeups.unpark(released);
         }
     }
 
@@ -376,11 +350,7 @@ public class ShutdownQueue<T> {
             }
             return removeLocked();
         } finally {
-            if (lock.isHeldByCurrentThread()) { // not if a shutdown shut this call out: it left park() without the lock
-                WaiterLine.@Nullable Waiter released = releaseWoken();
-                lock.unlock();
-                WaiterLine.Wakeups.unpark(released);
-            }
+            lock.unlock();
         }
     }
 
@@ -418,11 +388,7 @@ public class ShutdownQueue<T> {
             }
             return removeLocked();
         } finally {
-            if (lock.isHeldByCurrentThread()) { // not if a shutdown shut this call out: it left park() without the lock
-                WaiterLine.@Nullable Waiter released = releaseWoken();
-                lock.unlock();
-                WaiterLine.Wakeups.unpark(released);
-            }
+            lock.unlock();
         }
     }
 
@@ -445,9 +411,7 @@ public class ShutdownQueue<T> {
             }
             return removeLocked();
         } finally {
-            WaiterLine.@Nullable Waiter released = releaseWoken();
             lock.unlock();
-            WaiterLine.Wakeups.unpark(released);
         }
     }
 
@@ -548,18 +512,15 @@ public class ShutdownQueue<T> {
                 return immediate ? drainLocked() : List.of();
             } finally {
                 // 3. Wake every getter and every putter, not just one: they wait for different
-                //    outcomes now (an item that may still be there, or QueueShutDown). Those that
-                //    can only get QueueShutDown leave without re-taking the lock; the others
-                //    re-check the queue when they run. This is the signalAll() of a queue whose
-                //    waiters park on their own. In a finally block, so that a throwing comparator
+                //    outcomes now (an item that may still be there, or QueueShutDown), and each
+                //    re-checks the queue when it runs. This is the signalAll() of
+                //    one-Condition-per-waiter. In a finally block, so that a throwing comparator
                 //    cannot strand a waiter.
                 getters.wakeAll();
                 putters.wakeAll();
             }
         } finally {
-            WaiterLine.@Nullable Waiter released = releaseWoken();
             lock.unlock();
-            WaiterLine.Wakeups.unpark(released);
         }
     }
 
@@ -721,9 +682,7 @@ public class ShutdownQueue<T> {
                 atomic = outer;
             }
         } finally {
-            WaiterLine.@Nullable Waiter released = releaseWoken();
             lock.unlock();
-            WaiterLine.Wakeups.unpark(released);
         }
     }
 
@@ -749,9 +708,7 @@ public class ShutdownQueue<T> {
         try {
             action.run();
         } finally {
-            WaiterLine.@Nullable Waiter released = releaseWoken();
             lock.unlock();
-            WaiterLine.Wakeups.unpark(released);
         }
     }
 
@@ -781,18 +738,6 @@ public class ShutdownQueue<T> {
     }
 
     // ---- internals: call only while holding the lock ------------------------------------------
-
-    /**
-     * Releases the waiters woken under the lock, unless this is not the last hold of it (inside
-     * {@link #atomically}, whose own release does it): a woken thread runs only after the steps
-     * that woke it are over (see {@link WaiterLine}). Called just before the lock is let go;
-     * {@return the released, to unpark right after}
-     */
-    @SuppressWarnings("GuardedBy") // called with the lock held, in the finally blocks that let go of it
-    private WaiterLine.@Nullable Waiter releaseWoken() {
-        assert lock.isHeldByCurrentThread();
-        return lock.getHoldCount() == 1 ? wakeups.release() : null;
-    }
 
     @GuardedBy("lock")
     private boolean isFull() {

@@ -8,6 +8,8 @@ import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
 import dev.drain.support.Waits;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -153,6 +155,35 @@ class InterruptionTest {
         first.thrown(InterruptedException.class);
         second.value();
         assertThat(q.itemsInGetOrder()).containsExactly(3);
+    }
+
+    /**
+     * SQ-14, SQ-06: a getter woken and then interrupted before it runs still runs in its turn,
+     * after the getter woken before it: it finds the queue empty and wakes nobody, so the next
+     * getter stays first in line (CPython, scenario c7-cancelled-in-transit-getter-runs-in-its-turn).
+     */
+    @Test
+    void wokenThenInterruptedGetterRunsInItsTurn() throws Exception {
+        ShutdownQueue<Integer> q = new ShutdownQueue<>(0);
+        List<Call<Integer>> getters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            getters.add(spawn.use(threads).call("getter-" + i, q::get));
+            int waiting = i + 1;
+            Waits.until("getter-" + i + " waits", () -> q.waitingGetters() == waiting);
+        }
+        Queues.underLock(q, () -> {
+            q.putNowait(1); // wakes getter-0
+            q.putNowait(2); // wakes getter-1
+            assertThat(q.getNowait()).isEqualTo(1); // a caller that was not waiting takes 1
+            getters.get(1).thread().interrupt(); // getter-1 is cancelled before it runs
+        });
+        assertThat(getters.get(0).value()).isEqualTo(2);
+        getters.get(1).thrown(InterruptedException.class);
+        Waits.until("getter-2 and getter-3 wait", () -> q.waitingGetters() == 2);
+        q.putNowait(3);
+        assertThat(getters.get(2).value()).as("the first in line gets the next item").isEqualTo(3);
+        q.shutdown();
+        getters.get(3).thrown(QueueShutDown.class);
     }
 
     /** SQ-14 (C6): a getter woken by a shutdown and interrupted before it runs throws InterruptedException, not QueueShutDown. */
