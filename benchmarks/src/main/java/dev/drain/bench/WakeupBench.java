@@ -38,9 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * baseline), by interrupting each thread, or, for the best peer, by jox's {@code Channel.done()}
  * on a buffered channel of {@code n} whose receivers are blocked in {@code receive()} (jox keeps
  * no count of its waiting receivers, so the set-up waits only for every thread to be parked).
- * And the floor that no queue can go below: {@code LockSupport.unpark}, {@code n} threads parked
- * on a flag of their own, released by raising the flag and unparking each thread, with no queue
- * and no lock at all; what is left is waking, running and ending {@code n} virtual threads.
+ * And a floor with no queue at all: {@code LockSupport.unpark}, {@code n} threads parked on a
+ * flag, released by raising it and unparking each thread, with no lock either; what is left is
+ * waking, running and ending {@code n} virtual threads.
  *
  * <p>{@link #putters}: blocked in {@code put()} on a full queue of {@value #PUT_CAPACITY}.
  * Released by {@code shutdown()}; an {@code ArrayBlockingQueue} has no way to wake its putters
