@@ -1,5 +1,6 @@
-// 07: the Python 3.12 fallback, ClosingQueue: a closed flag, one end marker per consumer queued behind the
-// items, and blocked producers released by interrupt; beside ShutdownQueue, what 3.13 removes.
+// 07: the Python 3.12 fallback, ClosingQueue (a foil, in dev.drain.foils: not part of the library): a closed
+// flag, one end marker per consumer queued behind the items, and blocked producers released by interrupt;
+// beside ShutdownQueue, what 3.13 removes.
 // specs/fallback-312.md clause by clause; here SQ-07 (close blocks), SQ-09 (a second close), SQ-04, SQ-05.
 
 System.out.println("== 07 the Python 3.12 fallback: ClosingQueue beside ShutdownQueue ==");

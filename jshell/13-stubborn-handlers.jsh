@@ -6,18 +6,18 @@ System.out.println("== 13 stubborn handlers: swallowing 1, 2, or every interrupt
 
 {
     var release = new CountDownLatch(1);      // the only thing that ends item 3's handler
-    Queue<String> events = new ConcurrentLinkedQueue<>();
+    Queue<Map.Entry<MetricsEvent, String>> events = new ConcurrentLinkedQueue<>(); // what the sink saw, in order
     // item 1 swallows 1 interrupt, item 2 swallows 2, item 3 every one
     var pool = WorkerPool.<Integer, String>builder(n -> swallowing(n == 3 ? Integer.MAX_VALUE : n, release))
             .workers(3)
             .itemTimeout(Duration.ofMillis(100))
-            .metrics((event, detail) -> events.add(event + " " + detail.replaceAll(" worker=\\d+", "")))
+            .metrics((event, detail) -> events.add(Map.entry(event, detail.replaceAll(" worker=\\d+", ""))))
             .name("demo13")
             .build();
     System.out.println(pool + ": three items at once, itemTimeout 100 ms");
     Results<Integer, String> results = pool.run(List.of(1, 2, 3));
     try (results) {
-        until("item 3 is reported stuck", () -> events.stream().anyMatch(e -> e.startsWith("attempt.stuck")));
+        until("item 3 is reported stuck", () -> events.stream().anyMatch(e -> e.getKey() == MetricsEvent.ATTEMPT_STUCK));
         System.out.println("item 3 is reported stuck while its handler still runs: pool.liveThreads() > 0 is " +
                 (pool.liveThreads() > 0) + "; the run cannot end until the handler returns");
         release.countDown();                  // let it go; without this the run would wait for it
@@ -34,7 +34,8 @@ System.out.println("== 13 stubborn handlers: swallowing 1, 2, or every interrupt
     System.out.println("what the metrics sink saw, item by item, in order (worker ids left out):");
     for (int item = 1; item <= 3; item++) {
         String mine = "item=" + item + " ";
-        events.stream().filter(e -> e.contains(mine) && !e.startsWith("item.accepted")).forEach(e -> System.out.println("  " + e));
+        events.stream().filter(e -> e.getKey() != MetricsEvent.ITEM_ACCEPTED && e.getValue().contains(mine))
+                .forEach(e -> System.out.println("  " + e.getKey() + " " + e.getValue()));
     }
 }
 

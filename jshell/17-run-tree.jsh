@@ -2,7 +2,6 @@
 // ScopedValue bindings reach every handler, and a JSON thread dump shows the run's scopes as a tree under the
 // caller: JvmThreads.dump() here, jcmd <pid> Thread.dump_to_file -format=json from outside. Clauses: WP-17, WP-10.
 
-import dev.drain.report.JvmThreads;
 System.out.println("== 17 the run's tree: the caller's binding in every handler, and the thread dump ==");
 
 ScopedValue<String> TENANT = ScopedValue.newInstance();

@@ -18,7 +18,7 @@ System.out.println("== 18 the sentinel intake beside the SHUTDOWN_QUEUE intake: 
         Results<Integer, Integer> results = doomed.run(Stream.iterate(0, i -> i + 1));
         try (results) {
             await("both items in flight", inFlight);
-            until("6 pulled, 5 accepted", () -> results.stats().pulled() == 6 && results.stats().accepted() == 5);
+            until("6 pulled, 6 accepted", () -> results.stats().pulled() == 6 && results.stats().accepted() == 6);
             doomed.abort();
             results.forEachRemaining(n -> { });
         } catch (PoolAborted e) {

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Record drain's queue traces on CPython 3.13's real asyncio queues.
+"""Record drain's queue traces on CPython 3.13's real asyncio queues; check them on 3.13-3.15.
 
 Runs every scenario of the step model (specs/traces/FORMAT.md) on asyncio.Queue,
 asyncio.LifoQueue or asyncio.PriorityQueue and writes what happened after every step.
 The Java TraceReplayTest replays the same scenarios against ShutdownQueue.
 
     PYENV_VERSION=3.13.0 python3.13 specs/traces/record.py            # re-record everything
-    PYENV_VERSION=3.13.0 python3.13 specs/traces/record.py --check    # exit 1 if the files are stale
+    PYENV_VERSION=3.13.0 python3.13 specs/traces/record.py --check    # exit 1 if a scenario or file differs
     PYENV_VERSION=3.13.0 python3.13 specs/traces/record.py --scenario c3-in-transit-getter-loses-item-to-drain
     PYENV_VERSION=3.13.0 python3.13 specs/traces/record.py --list | --stats
+    specs/traces/check-pyodide                                          # --check on CPython 3.14 and 3.15
 
+CPython 3.13 is the reference: only it writes the recorded files. CPython 3.14 and 3.15 (in
+pyodide, with --loop plain) run --check, --scenario, --list and --stats.
 Standard library only. Output is deterministic: the same input gives byte-identical files.
 """
 
@@ -17,10 +20,13 @@ Standard library only. Output is deterministic: the same input gives byte-identi
 # that an older interpreter reaches it and prints one clear line instead of a SyntaxError.
 import sys
 
-if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 13):
+REFERENCE_VERSION = (3, 13)                      # records; the Java queue reproduces this one
+CHECKED_VERSIONS = ((3, 13), (3, 14), (3, 15))   # may run --check against its recording
+
+if sys.implementation.name != "cpython" or sys.version_info[:2] not in CHECKED_VERSIONS:
     sys.stderr.write(
         "record.py: needs CPython 3.13 (run it as: PYENV_VERSION=3.13.0 python3.13 "
-        "specs/traces/record.py), not %s %d.%d.%d\n"
+        "specs/traces/record.py), or 3.14 or 3.15 to check, not %s %d.%d.%d\n"
         % ((sys.implementation.name,) + tuple(sys.version_info[:3])))
     sys.exit(2)
 
@@ -28,6 +34,7 @@ import argparse
 import asyncio
 import json
 import os
+import platform
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,6 +71,56 @@ class ScenarioError(Exception):
 
 class RecorderError(Exception):
     """Something that cannot happen did: a recorder bug or an unexpected runtime behaviour."""
+
+
+# ----------------------------------------------------------------------------------------------
+# The event loop
+#
+# The recorder needs a loop built on asyncio.BaseEventLoop: it reads the loop's ready queue
+# (_ready) to find quiescence and reorders it to explore resume orders. asyncio.run's own loop is
+# one (on Linux a selector loop, whose scheduling is all BaseEventLoop's). Pyodide's is not: its
+# WebLoop hands every callback to JavaScript's event loop and has no ready queue, and pyodide
+# cannot build a selector loop either (no socketpair for the self-pipe). --loop plain runs the
+# standard library's BaseEventLoop itself with no I/O: the same _run_once, the same ready deque,
+# the same Task and Future code, only the select() that a selector loop would do between two
+# rounds of callbacks is replaced by a check that nothing would have to wait.
+
+
+class _NoSelector:
+    """The selector of PlainLoop: no file descriptors, and never a wait."""
+
+    def select(self, timeout):
+        # _run_once asks for timeout 0 while callbacks are ready; anything else means the loop
+        # would wait (for a timer or forever), which no scenario and no recorder step may do.
+        if timeout != 0:
+            raise RecorderError("the plain loop would wait (timeout %r): nothing is runnable" % (timeout,))
+        return []
+
+
+class PlainLoop(asyncio.BaseEventLoop):
+    """asyncio.BaseEventLoop with no I/O: the standard library's scheduling and nothing else."""
+
+    def __init__(self):
+        super().__init__()
+        self._selector = _NoSelector()
+
+    def _process_events(self, event_list):
+        pass                       # _NoSelector reports no events
+
+    def _write_to_self(self):
+        pass                       # call_soon_threadsafe's wake-up: the loop never sleeps
+
+
+LOOPS = {"default": None, "plain": PlainLoop}   # None: asyncio.run's own loop
+loop_factory = None                              # set once by main(), from --loop, before any run
+
+
+def run_on_loop(coro):
+    return asyncio.run(coro, loop_factory=loop_factory)
+
+
+def loop_name():
+    return "plain loop" if loop_factory is PlainLoop else "default loop"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -335,6 +392,9 @@ class Session:
         self.failures = []
         self.closing = False
         self.loop = asyncio.get_running_loop()
+        if not isinstance(self.loop, asyncio.BaseEventLoop):
+            raise RecorderError("the running loop is a %s, not an asyncio.BaseEventLoop with a ready "
+                                "queue: run with --loop plain" % type(self.loop).__name__)
         self.workers = [Worker(self, i) for i in range(self.tasks)]
 
     async def start(self):
@@ -974,17 +1034,97 @@ async def build_all(hand_tally, random_tally):
     }
 
 
+def load_recorded(path):
+    """The scenarios of a committed recorded file, each with its "expected"."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["scenarios"]
+
+
+def step_difference(recorded, here):
+    """How two records of one step differ, field by field (state fields one by one)."""
+    parts = []
+    for key in sorted(set(recorded) | set(here)):
+        a, b = recorded.get(key), here.get(key)
+        if key == "state" and isinstance(a, dict) and isinstance(b, dict):
+            parts.extend("state.%s recorded %s, here %s" % (field, dumps(a.get(field)), dumps(b.get(field)))
+                         for field in sorted(set(a) | set(b)) if a.get(field) != b.get(field))
+        elif a != b:
+            parts.append("%s recorded %s, here %s" % (key, dumps(a), dumps(b)))
+    return "; ".join(parts)
+
+
+async def compare_recorded():
+    """Re-runs every committed scenario, as committed, and compares each step with its recorded
+    expectation. Returns (scenarios run, one line per scenario that differs: its name, its first
+    differing step and how, and how many steps differ)."""
+    count = 0
+    differences = []
+    for path in (RECORDED_HANDWRITTEN, RECORDED_RANDOM):
+        for recorded in load_recorded(path):
+            scenario = {k: v for k, v in recorded.items() if k != "expected"}
+            here = await record_scenario(scenario)
+            count += 1
+            differing = [i for i, (a, b) in enumerate(zip(recorded["expected"], here)) if a != b]
+            if len(recorded["expected"]) != len(here):
+                differences.append("%s: %d steps recorded for %d steps"
+                                   % (scenario["name"], len(recorded["expected"]), len(here)))
+            elif differing:
+                first = differing[0]
+                later = " (and %d later steps)" % (len(differing) - 1) if len(differing) > 1 else ""
+                differences.append("%s step %d, %s%s: %s" % (
+                    scenario["name"], first, describe_step(scenario["steps"][first]), later,
+                    step_difference(recorded["expected"][first], here[first])))
+    return count, differences
+
+
+def check():
+    """--check: (1) every committed scenario replays here exactly as recorded, and (2) recording
+    here from the sources gives the committed files byte for byte (on 3.13 this catches a
+    scenario or generator change that was not re-recorded)."""
+    runtime = "CPython %s, %s" % (platform.python_version(), loop_name())
+    rerecord = "re-record with: PYENV_VERSION=3.13.0 python3.13 specs/traces/record.py"
+    reference = sys.version_info[:2] == REFERENCE_VERSION
+    count, differences = run_on_loop(compare_recorded())
+    if differences:
+        print("%d of %d recorded scenarios differ on %s:" % (len(differences), count, runtime))
+        for line in differences:
+            print("  " + line)
+        if reference:
+            print("if the change is intended, " + rerecord)
+        return 1
+    hand_tally, random_tally = Tally(), Tally()
+    files = run_on_loop(build_all(hand_tally, random_tally))
+    stale = []
+    for path, text in sorted(files.items()):
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = None
+        if current != text:
+            stale.append(os.path.relpath(path, REPO))
+    if stale:
+        print("traces are stale on %s (%s): every recorded scenario replays as recorded, but recording "
+              "from the sources gives other files; %s" % (runtime, ", ".join(stale), rerecord if reference else
+              "if --check passes on CPython 3.13, recording itself differs here"))
+        return 1
+    print("traces up to date on %s: %d recorded scenarios replay as recorded, and re-recording %d "
+          "hand-written + %d random scenarios (%d steps) gives the committed files"
+          % (runtime, count, hand_tally.counts["scenarios"], random_tally.counts["scenarios"],
+             hand_tally.counts["steps"] + random_tally.counts["steps"]))
+    return 0
+
+
 def find_scenario(name):
     """Input scenarios whose name is `name` or `name/<kind>`, from the hand-written source and
     the recorded random corpus."""
     found = [s for s in load_handwritten() if s["name"] == name or s["name"].rsplit("/", 1)[0] == name]
     if not found and os.path.exists(RECORDED_RANDOM):
-        with open(RECORDED_RANDOM, encoding="utf-8") as f:
-            for s in json.load(f)["scenarios"]:
-                if s["name"] == name:
-                    s = dict(s)
-                    s.pop("expected", None)
-                    found.append(s)
+        for s in load_recorded(RECORDED_RANDOM):
+            if s["name"] == name:
+                s = dict(s)
+                s.pop("expected", None)
+                found.append(s)
     return found
 
 
@@ -1039,13 +1179,28 @@ def print_trace(scenario, expected):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description="Record drain's queue traces on CPython 3.13 asyncio.")
+    global loop_factory
+    parser = argparse.ArgumentParser(description="Record drain's queue traces on CPython 3.13 asyncio; "
+                                                 "check them on 3.13, 3.14 and 3.15.")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--check", action="store_true", help="re-record in memory; exit 1 if the committed files differ")
+    group.add_argument("--check", action="store_true",
+                       help="re-run every recorded scenario and re-record in memory; exit 1 if anything differs")
     group.add_argument("--scenario", metavar="NAME", help="print one scenario's trace (all kinds for a base name)")
     group.add_argument("--list", action="store_true", help="list the scenario names")
     group.add_argument("--stats", action="store_true", help="re-record in memory and print corpus statistics")
+    parser.add_argument("--loop", choices=sorted(LOOPS), default="default",
+                        help="default: asyncio.run's own loop; plain: asyncio.BaseEventLoop with no I/O (pyodide)")
     args = parser.parse_args(argv)
+    loop_factory = LOOPS[args.loop]
+
+    if args.loop == "default" and sys.platform == "emscripten":
+        sys.stderr.write("record.py: pyodide's own loop (WebLoop) has no ready queue: add --loop plain\n")
+        return 2
+    recording = not (args.check or args.scenario or args.list or args.stats)
+    if recording and (sys.version_info[:2] != REFERENCE_VERSION or args.loop != "default"):
+        sys.stderr.write("record.py: only CPython 3.13 on its default loop records (the reference the Java "
+                         "queue reproduces); here, use --check\n")
+        return 2
 
     try:
         return run(args)
@@ -1059,10 +1214,12 @@ def run(args):
         for s in load_handwritten():
             print(s["name"])
         if os.path.exists(RECORDED_RANDOM):
-            with open(RECORDED_RANDOM, encoding="utf-8") as f:
-                for s in json.load(f)["scenarios"]:
-                    print(s["name"])
+            for s in load_recorded(RECORDED_RANDOM):
+                print(s["name"])
         return 0
+
+    if args.check:
+        return check()
 
     if args.scenario:
         found = find_scenario(args.scenario)
@@ -1070,11 +1227,11 @@ def run(args):
             sys.stderr.write("record.py: no scenario named %s (see --list)\n" % args.scenario)
             return 1
         for scenario in found:
-            print_trace(scenario, asyncio.run(record_scenario(scenario)))
+            print_trace(scenario, run_on_loop(record_scenario(scenario)))
         return 0
 
     hand_tally, random_tally = Tally(), Tally()
-    files = asyncio.run(build_all(hand_tally, random_tally))
+    files = run_on_loop(build_all(hand_tally, random_tally))
     steps = hand_tally.counts["steps"] + random_tally.counts["steps"]
     summary = "%d hand-written + %d random scenarios, %d steps" % (
         hand_tally.counts["scenarios"], random_tally.counts["scenarios"], steps)
@@ -1082,23 +1239,6 @@ def run(args):
     if args.stats:
         print("\n".join(hand_tally.lines("hand-written corpus:")))
         print("\n".join(random_tally.lines("random corpus (seed %d):" % RANDOM_SEED)))
-        return 0
-
-    if args.check:
-        stale = []
-        for path, text in sorted(files.items()):
-            try:
-                with open(path, encoding="utf-8", newline="") as f:
-                    current = f.read()
-            except FileNotFoundError:
-                current = None
-            if current != text:
-                stale.append(os.path.relpath(path, REPO))
-        if stale:
-            print("traces are stale (%s); re-record with: PYENV_VERSION=3.13.0 python3.13 "
-                  "specs/traces/record.py" % ", ".join(stale))
-            return 1
-        print("traces up to date: %s" % summary)
         return 0
 
     os.makedirs(RECORDED_DIR, exist_ok=True)

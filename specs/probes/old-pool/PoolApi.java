@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * The twin of src/test/java/dev/drain/pool/PoolApi.java for the pool as it was before the run
- * was structured (commit c0f4fe4), when Results had one type parameter and RunOutcome was not
- * generic. specs/probes/properties-on-the-old-pool.sh puts it in place of the current one.
+ * was structured (commit c0f4fe4), when Results had one type parameter, RunOutcome was not
+ * generic and the metrics sink took an event's id as a String.
+ * specs/probes/properties-on-the-old-pool.sh puts it in place of the current one.
  */
 final class PoolApi {
     private PoolApi() {}
@@ -14,6 +15,16 @@ final class PoolApi {
     record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
                long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
                long delivered, long maxLead) {}
+
+    /** The current twin's sink of event ids; the old sink took ids already. */
+    @FunctionalInterface
+    interface IdSink {
+        void record(String event, String detail) throws Exception;
+    }
+
+    static MetricsSink sink(IdSink sink) {
+        return sink::record;
+    }
 
     static End end(Results<Integer> results) {
         RunOutcome outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));

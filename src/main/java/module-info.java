@@ -6,9 +6,11 @@
  * <p>Compiled with preview features of JDK 25 ({@code StructuredTaskScope}): a project that uses
  * this module compiles, tests and runs with {@code --enable-preview} on JDK 25.
  *
- * <p>{@code dev.drain.report}, the contract report (the project's main job), is compiled with the
- * library but is not exported, and the library jar leaves it out: it runs from the build's class
- * folder ({@code ./contract-report}), never from the jar.
+ * <p>Two packages are compiled with the library but are not exported, and the library jar leaves
+ * them out: {@code dev.drain.report}, the contract report (the project's main job), which runs
+ * from the build's class folder ({@code ./contract-report}), never from the jar; and
+ * {@code dev.drain.foils}, designs deliberately limited that the tests and the JShell scripts show
+ * beside the real ones (the Python 3.12 fallback, {@code ClosingQueue}).
  */
 module dev.drain {
     exports dev.drain.queue;

@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
  * one-marker-per-consumer protocol that came before it).
  *
  * <p>One producer thread calls {@link #put} and, in a {@code finally} block, {@link #endOfInput};
- * {@code workers} threads call {@link #take}; any thread may call {@link #stop} and
- * {@link #abort}, which return at once.
+ * {@code workers} threads call {@link #take}; any thread may call {@link #abort}, which returns at
+ * once. A graceful stop needs nothing of the intake: the producer stops pulling, puts the item it
+ * holds (decision 0026), and ends the input as if the source had run out.
  *
  * @param <T> the item type
  */
@@ -21,8 +22,8 @@ sealed interface Intake<T> permits QueueIntake, SentinelIntake {
     /**
      * Adds an item, waiting while the intake is full.
      *
-     * @return {@code false} if the intake was stopped or aborted before the item could be added;
-     *     the caller still holds the item and must account for it
+     * @return {@code false} if the intake was aborted before the item could be added; the caller
+     *     still holds the item and must account for it
      * @throws InterruptedException if the producer is cancelled while it waits
      */
     boolean put(T item) throws InterruptedException;
@@ -41,9 +42,6 @@ sealed interface Intake<T> permits QueueIntake, SentinelIntake {
      * an {@link #abort()} it needs to do nothing: the workers are being cancelled anyway.
      */
     void endOfInput();
-
-    /** Graceful stop: accept no more items; workers drain what is queued, then end. Returns at once. */
-    void stop();
 
     /** Emergency stop: drop what is queued and end the workers now. Returns at once. {@return the dropped items} */
     List<T> abort();

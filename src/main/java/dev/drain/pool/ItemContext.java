@@ -12,8 +12,7 @@ import java.util.Optional;
  *
  * @param item the item being handled
  * @param attempt the attempt number, from 1
- * @param worker the worker handling it, from 0 (or -1 for the producer finishing the item it
- *     held when a stop came)
+ * @param worker the worker handling it, from 0
  * @param <T> the item type
  */
 public record ItemContext<T>(T item, int attempt, int worker) {

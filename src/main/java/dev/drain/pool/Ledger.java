@@ -76,7 +76,7 @@ final class Ledger<T> {
         accepted++;
     }
 
-    /** A worker took an item to handle (or the producer kept the one it held at a stop). */
+    /** A worker took an item to handle. */
     synchronized void taken() {
         inFlight++;
     }

@@ -2,6 +2,7 @@ package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,20 +11,27 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  *   NEW ──run()──► RUNNING ──requestStop(), a permanent failure, a failing source──► STOPPING
- *   NEW, RUNNING, STOPPING ──abort(), a fatal error on a pool thread──► ABORTING
- *   RUNNING, STOPPING, ABORTING ──Results.close() early, an interrupted consumer──► ABANDONING
+ *   RUNNING, STOPPING ──abort(), a fatal error on a pool thread──► ABORTING
+ *   RUNNING, STOPPING, ABORTING ──Results.close() early, an interrupted consumer,
+ *                                 the owner's scope closed under the run──► ABANDONING
  *   RUNNING … ABANDONING ──the driver, once every other thread of the run has finished──► ENDED
  *   ENDED ──Results.close()──► CLOSED
  * </pre>
  * Phases only move forward, so every transition is idempotent: a second {@code requestStop()},
  * an {@code abort()} after the end, a {@code close()} after an abandon, each does nothing. A stop
- * or abort before {@code run()} is remembered and applied by {@code run()}: the run starts
- * stopped, or aborted.
+ * or abort before {@code run()} is remembered (the phase stays NEW) and applied by {@code run()}:
+ * the run goes from NEW to RUNNING and at once to STOPPING, or to ABORTING.
  *
  * <p>A transition changes the run only through its {@link Effects}, while holding this object's
  * lock, so that what a transition drops is recorded in the {@link Ledger} before anyone can decide
- * the outcome: the outcome is decided under the same lock, by {@link #end()}. Lock order: this
- * lifecycle, then the ledger, then the queues' own locks; nothing takes them the other way.
+ * the outcome. The driver ends the run in two steps: {@link #seal()} refuses every later
+ * transition (a late {@code requestStop()} or {@code abort()} does nothing, as after the end), the
+ * reporter then delivers every event recorded so far, and {@link #end()} decides the outcome from
+ * the facts as they were at the seal, with one exception: a {@link VirtualMachineError} that the
+ * metrics sink throws while those last events are delivered still makes the run
+ * {@link RunOutcome.Crashed} (WP-8, WP-18). So no event of an accepted transition reaches the sink
+ * after the outcome is decided. Lock order: this lifecycle, then the ledger, then the queues' own
+ * locks; nothing takes them the other way.
  *
  * <p>The phase is the truth about the run. Interrupts are only how a blocked pool thread is woken
  * to look at it (decision 0015): every pool thread decides by the phase, never by its interrupt
@@ -51,11 +59,14 @@ final class Lifecycle<T> {
 
     /** What a transition does to a running run's machinery. Called with the lifecycle's lock held; never blocks. */
     interface Effects<T> {
-        /** Graceful: accept no more items; the queued ones drain. */
+        /** Graceful: pull no more items; what was pulled is still handled, and the queued items drain. */
         void stopIntake();
 
         /** Emergency: drop and return what is queued; workers stop taking. */
         List<T> dropIntake();
+
+        /** Emergency: have every running attempt interrupted, in rounds (the watchdog's job). */
+        void cancelAttempts();
 
         /** Drop the results nobody will read, releasing workers blocked delivering them. */
         void dropOutbox();
@@ -74,8 +85,12 @@ final class Lifecycle<T> {
     private boolean stopRequested;
     @GuardedBy("this")
     private boolean abortRequested;
+    /** Why the run was abandoned, once it was. */
     @GuardedBy("this")
-    private boolean consumerInterrupted;
+    private RunOutcome.Abandoned.@Nullable Reason abandoned;
+    /** Set by {@link #seal()}: from then on no transition is accepted, and only a crash is recorded. */
+    @GuardedBy("this")
+    private boolean sealed;
     @GuardedBy("this")
     private @Nullable Throwable sourceFailure;
     @GuardedBy("this")
@@ -123,7 +138,7 @@ final class Lifecycle<T> {
     synchronized void start(Effects<T> run) {
         if (phase != Phase.NEW) {
             throw new IllegalStateException("a WorkerPool runs once, and this one is " + phase
-                    + "; build a new one for another run");
+                    + "; build another from the same Builder for another run");
         }
         effects = run;
         phase = Phase.RUNNING;
@@ -140,14 +155,14 @@ final class Lifecycle<T> {
         return !isCancelling();
     }
 
-    /** requestStop(): RUNNING → STOPPING; before the run, remembered. */
+    /** requestStop(): RUNNING → STOPPING; before the run, remembered; once sealed, nothing. */
     synchronized void requestStop() {
-        if (stopRequested || phase.compareTo(Phase.ABORTING) >= 0) {
+        if (sealed || stopRequested || phase.compareTo(Phase.ABORTING) >= 0) {
             return;
         }
         stopRequested = true;
         new PoolEvents.StopRequested().commitFor(pool);
-        reporter.recordNow("pool.stop_requested", () -> pool);
+        reporter.recordNow(MetricsEvent.POOL_STOP_REQUESTED, () -> pool);
         if (phase == Phase.RUNNING) {
             stopNow();
         }
@@ -155,7 +170,7 @@ final class Lifecycle<T> {
 
     /** A permanent failure: intake stops (WP-6). */
     synchronized void itemFailed() {
-        if (phase == Phase.RUNNING) {
+        if (!sealed && phase == Phase.RUNNING) {
             stopNow();
         }
     }
@@ -166,16 +181,19 @@ final class Lifecycle<T> {
             crashed(error);
             return;
         }
+        if (sealed) {
+            return; // unreachable: the source is closed before the seal
+        }
         sourceFailure = keepFirst(sourceFailure, cause);
-        reporter.recordNow("source.failed", () -> "cause=" + Text.of(cause));
+        reporter.recordNow(MetricsEvent.SOURCE_FAILED, () -> "cause=" + Text.of(cause));
         if (phase == Phase.RUNNING) {
             stopNow();
         }
     }
 
-    /** abort(): RUNNING or STOPPING → ABORTING; before the run, remembered; after the end, nothing. */
+    /** abort(): RUNNING or STOPPING → ABORTING; before the run, remembered; once sealed, nothing. */
     synchronized void abort() {
-        if (abortRequested || phase.compareTo(Phase.ABORTING) >= 0) {
+        if (sealed || abortRequested || phase.compareTo(Phase.ABORTING) >= 0) {
             return;
         }
         abortRequested = true;
@@ -187,34 +205,54 @@ final class Lifecycle<T> {
     /**
      * A pool thread cannot go on: a {@link VirtualMachineError} from a callback that runs on it,
      * or a bug in drain. The run is cancelled as by {@code abort()} and ends as
-     * {@link RunOutcome.Crashed}.
+     * {@link RunOutcome.Crashed}. Once sealed, the crash is still recorded (a sink's fatal error
+     * on the last events): there is nothing left to cancel.
      */
     synchronized void crashed(Throwable cause) {
+        if (phase.compareTo(Phase.ENDED) >= 0) {
+            return; // decided: too late to change the outcome
+        }
         fatal = keepFirst(fatal, cause);
-        if (phase == Phase.RUNNING || phase == Phase.STOPPING) {
+        if (!sealed && (phase == Phase.RUNNING || phase == Phase.STOPPING)) {
             abortNow();
         }
     }
 
-    /** The consumer closed early, or was interrupted while it waited: → ABANDONING. */
-    synchronized void abandon(boolean interrupted) {
-        if (phase.compareTo(Phase.ABANDONING) >= 0) {
-            return;
+    /**
+     * The consumer gave up ({@code reason}): → ABANDONING; {@return whether this call abandoned
+     * the run} (not if it had been abandoned before, had been sealed, or had ended).
+     */
+    synchronized boolean abandon(RunOutcome.Abandoned.Reason reason) {
+        if (sealed || phase.compareTo(Phase.ABANDONING) >= 0) {
+            return false;
         }
-        consumerInterrupted = interrupted;
+        abandoned = reason;
         Effects<T> run = requireStarted();
+        boolean attemptsRunning = !isCancelling();
         phase = Phase.ABANDONING;
         drop(run);
         run.dropOutbox();
-        new PoolEvents.Abandon().commitFor(pool, interrupted);
-        reporter.recordNow("pool.abandoned", () -> interrupted ? "consumer interrupted" : "results closed");
+        if (attemptsRunning) {
+            run.cancelAttempts(); // after an abort they are being cancelled already
+        }
+        new PoolEvents.Abandon().commitFor(pool, reason == RunOutcome.Abandoned.Reason.CONSUMER_INTERRUPTED);
+        reporter.recordNow(MetricsEvent.POOL_ABANDONED, reason::toString);
         interruptDriver();
+        return true;
     }
 
-    /** Every other thread of the run has finished: → ENDED, and {@return the outcome} */
+    /**
+     * Every other thread of the run has finished; no transition is accepted from now on, and the
+     * outcome is decided, by {@link #end()}, from the facts as they are now.
+     */
+    synchronized void seal() {
+        sealed = true;
+    }
+
+    /** Sealed, and every event recorded before the seal delivered: → ENDED, and {@return the outcome} */
     synchronized RunOutcome<T> end() {
-        if (phase.compareTo(Phase.ENDED) >= 0) {
-            throw new IllegalStateException("the run has already ended: it is " + phase);
+        if (!sealed || phase.compareTo(Phase.ENDED) >= 0) {
+            throw new IllegalStateException("unreachable: the run ends once, after its seal; it is " + phase);
         }
         Ledger.Fates<T> fates = ledger.fates();
         RunOutcome<T> decided = decide(fates);
@@ -244,8 +282,9 @@ final class Lifecycle<T> {
         Effects<T> run = requireStarted();
         phase = Phase.ABORTING;
         int dropped = drop(run);
+        run.cancelAttempts();
         new PoolEvents.Abort().commitFor(pool, dropped);
-        reporter.recordNow("pool.abort", () -> "discarded=" + dropped);
+        reporter.recordNow(MetricsEvent.POOL_ABORT, () -> "discarded=" + dropped);
         interruptDriver();
     }
 
@@ -255,7 +294,7 @@ final class Lifecycle<T> {
         List<T> dropped = run.dropIntake();
         ledger.discarded(dropped);
         for (T item : dropped) {
-            reporter.recordNow("item.discarded", () -> "item=" + Text.of(item));
+            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + Text.of(item));
         }
         return dropped.size();
     }
@@ -287,7 +326,8 @@ final class Lifecycle<T> {
             return new RunOutcome.Crashed<>(fatal, fates.discarded(), fates.cancelled(), fates.failures());
         }
         if (phase == Phase.ABANDONING) {
-            return new RunOutcome.Abandoned<>(fates.discarded(), fates.cancelled(), fates.failures(), consumerInterrupted);
+            return new RunOutcome.Abandoned<>(fates.discarded(), fates.cancelled(), fates.failures(),
+                    Objects.requireNonNull(abandoned));
         }
         if (phase == Phase.ABORTING) {
             return new RunOutcome.Aborted<>(fates.discarded(), fates.cancelled(), fates.failures());

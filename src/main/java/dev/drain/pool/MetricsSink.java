@@ -7,16 +7,16 @@ package dev.drain.pool;
  * {@code abort()}. Anything it throws is counted ({@link PoolStats#metricsRaised()}) and otherwise
  * ignored, and nothing it does to its thread's interrupt status matters; only a
  * {@link VirtualMachineError} ends the run. A sink much slower than the pool slows the pool. The
- * events are listed in {@code specs/worker-pool.md} (WP-8).
+ * events are the constants of {@link MetricsEvent} (WP-8).
  */
 @FunctionalInterface
 public interface MetricsSink {
     /**
      * Records one event.
      *
-     * @param event the event's name, for example {@code "attempt.failed"}
-     * @param detail a short description, for example {@code "item=7 attempt=2 worker=1 cause=IOException"}
+     * @param event what happened
+     * @param detail a short description, for example {@code "item=7 attempt=2 worker=1 cause=java.io.IOException: reset"}
      * @throws Exception freely (an {@code Error} too): the pool counts it and carries on
      */
-    void record(String event, String detail) throws Exception;
+    void record(MetricsEvent event, String detail) throws Exception;
 }

@@ -18,12 +18,8 @@ public final class PoolAborted extends RuntimeException {
 
     private final transient RunOutcome.Aborted<?> outcome;
 
-    /**
-     * Creates the exception.
-     *
-     * @param outcome what the abort left behind
-     */
-    public PoolAborted(RunOutcome.Aborted<?> outcome) {
+    /** The exception for {@code outcome}, what the abort left behind; only the pool creates it. */
+    PoolAborted(RunOutcome.Aborted<?> outcome) {
         super("aborted: " + outcome.discarded().size() + " items discarded (never started), "
                 + outcome.cancelled().size() + " in-flight items cancelled, "
                 + outcome.failures().size() + " items failed");

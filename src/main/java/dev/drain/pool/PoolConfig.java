@@ -11,7 +11,7 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
 
     /** {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink} */
     String describe() {
-        String retries = retryable.isEmpty() || maxRetries == 0 ? "none"
+        String retries = maxRetries == 0 ? "none"
                 : retryable.stream().map(Class::getSimpleName).toList() + " x" + maxRetries;
         return "workers=" + workers + ", queueSize=" + queueSize + ", itemTimeout=" + itemTimeout + ", retries="
                 + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes");

@@ -16,6 +16,18 @@ import org.jspecify.annotations.Nullable;
 final class PoolEvents {
     private PoolEvents() {}
 
+    private static final jdk.jfr.EventType TIMEOUT = jdk.jfr.EventType.getEventType(Timeout.class);
+    private static final jdk.jfr.EventType ESCALATION = jdk.jfr.EventType.getEventType(Escalation.class);
+
+    /**
+     * {@return the item's text for the watchdog's events ({@link Timeout}, {@link Escalation}), or
+     * {@code null} when no recording wants them} Built on the worker, before the attempt: the
+     * watchdog never runs user code, an item's {@code toString} included.
+     */
+    static @Nullable String labelIfRecording(ItemContext<?> context) {
+        return TIMEOUT.isEnabled() || ESCALATION.isEnabled() ? Text.of(context.item()) : null;
+    }
+
     @Name("dev.drain.pool.Attempt")
     @Label("Attempt")
     @Category({"drain", "Worker pool"})
@@ -61,10 +73,10 @@ final class PoolEvents {
         @Description("2 or 3: the interrupt's round")
         int round;
 
-        void commitFor(String pool, ItemContext<?> context, int round) {
+        void commitFor(String pool, ItemContext<?> context, @Nullable String label, int round) {
             if (shouldCommit()) {
                 this.pool = pool;
-                this.item = Text.of(context.item());
+                this.item = label;
                 this.attempt = context.attempt();
                 this.round = round;
                 commit();
@@ -120,10 +132,10 @@ final class PoolEvents {
         @Label("Worker")
         int worker;
 
-        void commitFor(String pool, ItemContext<?> context) {
+        void commitFor(String pool, ItemContext<?> context, @Nullable String label) {
             if (shouldCommit()) {
                 this.pool = pool;
-                this.item = Text.of(context.item());
+                this.item = label;
                 this.attempt = context.attempt();
                 this.worker = context.worker();
                 commit();

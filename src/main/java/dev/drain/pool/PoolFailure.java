@@ -22,12 +22,8 @@ public final class PoolFailure extends RuntimeException {
     @SuppressWarnings("serial") // a record list; the pool does not serialize it
     private final List<ItemFailure<?>> failures;
 
-    /**
-     * Creates the exception.
-     *
-     * @param failures the permanent failures, at least one
-     */
-    public PoolFailure(List<? extends ItemFailure<?>> failures) {
+    /** The exception for {@code failures}, at least one; only the pool creates it, as the JDK's scopes create their {@code FailedException}. */
+    PoolFailure(List<? extends ItemFailure<?>> failures) {
         this.failures = List.copyOf(failures);
         if (this.failures.isEmpty()) {
             throw new IllegalArgumentException("a PoolFailure holds at least one failure");

@@ -6,8 +6,9 @@ package dev.drain.pool;
  * under. At the end, {@code pulled == succeeded + failed + discarded + cancelled}.
  *
  * @param pulled items taken from the source
- * @param accepted items put into the intake queue
- * @param inFlight items a worker (or the producer) is handling right now, between attempts included
+ * @param accepted items the producer pulled and handed to the intake, the one it holds while it
+ *     waits for room included (each is then a worker's, or an abort drops it)
+ * @param inFlight items a worker is handling right now, between attempts included
  * @param succeeded items whose handler produced a result
  * @param delivered results the consumer has received from {@link Results#next()}; at a normal end,
  *     all of them

@@ -6,10 +6,11 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The intake as Python 3.13 writes it: a bounded {@link ShutdownQueue}. Every stop is one call,
- * from any thread, that wakes everyone: {@code shutdown()} lets the workers drain and then makes
- * every {@code get} throw; {@code shutdown(true)} also drops what is queued, atomically, and hands
- * the dropped items back. Compare {@link SentinelIntake}.
+ * The intake as Python 3.13 writes it: a bounded {@link ShutdownQueue}. Each end is one call that
+ * wakes everyone: the producer's {@code shutdown()} at the end of input lets the workers drain and
+ * then makes every {@code get} throw; an abort's {@code shutdown(true)}, from any thread, also
+ * drops what is queued, atomically, hands the dropped items back, and makes the producer's
+ * {@code put} throw. Compare {@link SentinelIntake}.
  *
  * @param <T> the item type
  */
@@ -26,7 +27,7 @@ final class QueueIntake<T> implements Intake<T> {
             queue.put(item);
             return true;
         } catch (QueueShutDown e) {
-            return false; // stopped while we waited (or before): the caller keeps the item
+            return false; // aborted while we waited (or before): the caller keeps the item
         }
     }
 
@@ -42,11 +43,6 @@ final class QueueIntake<T> implements Intake<T> {
     @Override
     public void endOfInput() {
         queue.shutdown(); // no per-worker markers, no room needed, nothing to forget
-    }
-
-    @Override
-    public void stop() {
-        queue.shutdown();
     }
 
     @Override

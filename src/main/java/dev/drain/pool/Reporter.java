@@ -39,9 +39,11 @@ final class Reporter {
 
     /**
      * One event; {@code holdsRoom} if it counts against the {@link #BACKLOG}. An event with a
-     * {@code flushed} latch is no event, only a mark in the queue (see {@link #flush()}).
+     * {@code flushed} latch (and no {@code kind}) is no event, only a mark in the queue (see
+     * {@link #flush()}).
      */
-    private record Event(String name, Supplier<String> detail, boolean holdsRoom, @Nullable CountDownLatch flushed) {}
+    private record Event(@Nullable MetricsEvent kind, Supplier<String> detail, boolean holdsRoom,
+                         @Nullable CountDownLatch flushed) {}
 
     private final @Nullable MetricsSink sink;
     private final ReentrantLock lock = new ReentrantLock();
@@ -79,7 +81,7 @@ final class Reporter {
     }
 
     /** An event from one of the run's threads: waits while the sink is {@value #BACKLOG} events behind. */
-    void record(String name, Supplier<String> detail) {
+    void record(MetricsEvent kind, Supplier<String> detail) {
         if (sink == null) {
             return;
         }
@@ -96,20 +98,20 @@ final class Reporter {
                     // a stray interrupt: the pool's threads decide by the run's phase (decision 0015)
                 }
             }
-            enqueue(new Event(name, detail, true, null));
+            enqueue(new Event(kind, detail, true, null));
         } finally {
             lock.unlock();
         }
     }
 
     /** An event from any thread; never waits. */
-    void recordNow(String name, Supplier<String> detail) {
+    void recordNow(MetricsEvent kind, Supplier<String> detail) {
         if (sink == null) {
             return;
         }
         lock.lock();
         try {
-            enqueue(new Event(name, detail, false, null));
+            enqueue(new Event(kind, detail, false, null));
         } finally {
             lock.unlock();
         }
@@ -200,11 +202,13 @@ final class Reporter {
             return;
         }
         MetricsSink target = sink;
-        if (target == null || broken) {
+        MetricsEvent kind = event.kind();
+        if (target == null || kind == null || broken) {
             return;
         }
+        String detail = Text.built(event.detail()); // user text: never the sink's failure, never a crash
         try {
-            target.record(event.name(), event.detail().get());
+            target.record(kind, detail);
         } catch (VirtualMachineError e) {
             raised.incrementAndGet();
             broken = true; // the JVM may be in trouble; the run ends, and the sink is left alone
@@ -230,7 +234,7 @@ final class Reporter {
         CountDownLatch delivered = new CountDownLatch(1);
         lock.lock();
         try {
-            enqueue(new Event("flush", () -> "", false, delivered));
+            enqueue(new Event(null, () -> "", false, delivered));
         } finally {
             lock.unlock();
         }

@@ -35,6 +35,13 @@ import java.util.Optional;
  * scope. After the end it only closes the scope. After {@code close()}, {@code hasNext()} returns
  * {@code false}.
  *
+ * <p>Results that are never closed do not hang: when the owner's thread ends with them open, or
+ * closes an enclosing scope, an earlier run's results or a {@code ScopedValue} binding around them
+ * first, the JDK closes the run's scope, and the run notices within about 100 ms, ends itself as
+ * {@linkplain RunOutcome.Abandoned abandoned} ({@code SCOPE_CLOSED}) and logs a {@code WARNING}
+ * naming the run and its owner; closing out of order then throws
+ * {@code StructureViolationException} (WP-20). Close them in a try-with-resources statement.
+ *
  * @param <T> the item type
  * @param <R> the result type
  */

@@ -1,8 +1,11 @@
 package dev.drain.pool;
 
+import dev.drain.queue.QueueFull;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,13 +20,15 @@ import org.jspecify.annotations.Nullable;
  *        │       └─ worker × N intake ─► attempts ─► outbox
  *        │           └─ scope  one per attempt (Supervisor, Structured.Single), ItemContext bound
  *        │               └─ attempt   the handler
- *        ├─ deadlines          the watchdog that wakes a worker whose attempt is overdue (Deadlines)
+ *        ├─ watchdog           a platform thread: times attempts out, cancels and escalates them,
+ *        │                     watches the owner (Watchdog)
  *        └─ metrics            the Reporter: the only thread that calls the metrics sink
  * </pre>
  * The caller's {@link ScopedValue} bindings are inherited all the way down. Results travel to the
  * consumer through the outbox, a bounded {@link ShutdownQueue}: the consumer is never inside the
  * workers' scope, so its pace cannot hold that scope open, and a slow consumer slows the workers
- * (backpressure all the way to the source).
+ * (backpressure all the way to the source). Only the workers handle items, so at most
+ * {@code workers} handlers run at any moment (WP-21).
  *
  * <p>Every pool thread decides by the run's {@link Lifecycle} phase; an interrupt only wakes it
  * to look (decision 0015). Its body catches everything: a pool thread never throws into a scope;
@@ -37,11 +42,19 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private final Ledger<T> ledger;
     private final Reporter reporter;
     private final Supervisor<T, R> supervisor;
-    /** The deadlines of the attempts being waited for, and the watchdog that serves them. */
-    private final Deadlines deadlines;
+    /** Keeps the attempts' deadlines, and stops attempts, from a platform thread of its own. */
+    private final Watchdog watchdog;
     private final Intake<T> intake;
     /** Results on their way to the consumer; shut down by the driver at the end (by an abandon, at once). */
     private final ShutdownQueue<R> outbox;
+    /**
+     * Results produced after the run began to be cancelled, while the outbox was full: they wait
+     * here for the consumer, behind the outbox's, so that an abort never waits for a consumer
+     * that may be gone (WP-12). At most one per worker.
+     */
+    private final Queue<R> late = new ConcurrentLinkedQueue<>();
+    /** The run's scope, once {@link #open()} has opened it; written before any thread of the run starts. */
+    private volatile Structured.@Nullable Boundary boundary;
 
     Run(PoolConfig<T, R> config, Source<T> source, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter) {
         this.config = config;
@@ -49,8 +62,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         this.lifecycle = lifecycle;
         this.ledger = ledger;
         this.reporter = reporter;
-        this.deadlines = new Deadlines(config.workers() + 1, config.itemTimeoutNanos());
-        this.supervisor = new Supervisor<>(config, lifecycle, ledger, reporter, deadlines);
+        this.watchdog = new Watchdog(config.workers(), config.itemTimeoutNanos(), lifecycle::isCancelling,
+                new WatchdogReports());
+        this.supervisor = new Supervisor<>(config, lifecycle, reporter, watchdog);
         this.intake = switch (config.intake()) {
             case SHUTDOWN_QUEUE -> new QueueIntake<>(config.queueSize());
             case SENTINEL -> new SentinelIntake<>(config.queueSize(), config.workers());
@@ -60,36 +74,57 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
     // ---- the boundary: on the caller's thread ------------------------------------------------------
 
-    /** Opens the run's scope on the calling thread, which owns it, and forks the reporter and the driver. */
+    /** Opens the run's scope on the calling thread, which owns it, and forks the reporter, the watchdog and the driver. */
     RunResults<T, R> open() {
-        Structured.Boundary boundary = Structured.Boundary.open(config.name(), config.threads()::factory);
+        Structured.Boundary opened = Structured.Boundary.open(config.name(),
+                role -> role.equals("watchdog") ? config.threads().platformFactory(role) : config.threads().factory(role),
+                () -> lifecycle.abandon(RunOutcome.Abandoned.Reason.SCOPE_CLOSED));
+        boundary = opened;
         try {
             if (reporter.hasSink()) {
-                boundary.fork("metrics", reporter::deliver);
+                opened.fork("metrics", reporter::deliver);
             }
-            boundary.fork("deadlines", deadlines::watch);
-            boundary.fork("driver", this::drive);
+            opened.fork("watchdog", () -> watchdog.watch(opened::isClosedUnderIt, () -> scopeClosedUnderTheRun(opened),
+                    lifecycle::crashed));
+            opened.fork("driver", this::drive);
         } catch (Throwable e) { // the JVM could not start a thread: end the run here, on the caller's thread
             lifecycle.crashed(e);
             finish(false);
-            boundary.awaitAll();
-            boundary.close();
+            opened.awaitAll();
+            opened.close();
             throw e;
         }
-        return new RunResults<>(boundary, outbox, lifecycle, ledger, reporter, config.threads());
+        return new RunResults<>(opened, outbox, late, lifecycle, ledger, reporter, config.threads());
+    }
+
+    /** The watchdog found the JDK closing the run's scope under it (WP-20): the run ends itself, loudly. */
+    private void scopeClosedUnderTheRun(Structured.Boundary opened) {
+        if (lifecycle.abandon(RunOutcome.Abandoned.Reason.SCOPE_CLOSED)) {
+            Thread owner = opened.owner();
+            System.getLogger("dev.drain.pool").log(System.Logger.Level.WARNING,
+                    "drain: run {0} abandoned: its owner, thread \"{1}\" (#{2}), is closing the run''s scope without"
+                            + " having closed its Results (a forgotten close(), the results of an earlier run closed"
+                            + " first, or a ScopedValue binding that ended around them); close the results in a"
+                            + " try-with-resources statement on the thread that called run()",
+                    config.name(), owner.getName(), String.valueOf(owner.threadId()));
+        }
     }
 
     // ---- effects of the lifecycle's transitions -------------------------------------------------------
 
     @Override
     public void stopIntake() {
-        intake.stop();
         source.stopPulling(); // a producer waiting inside the source would otherwise wait for its next item
     }
 
     @Override
     public List<T> dropIntake() {
         return intake.abort();
+    }
+
+    @Override
+    public void cancelAttempts() {
+        watchdog.wake();
     }
 
     @Override
@@ -120,22 +155,29 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     }
 
     /**
-     * The run's last steps, once every producer, worker and attempt thread has finished; with
-     * {@code flushEvents}, the reporter (which must be running) first delivers what it still
-     * holds, so that a late fatal error from the sink ends the run as {@code Crashed}.
+     * The run's last steps, once every producer, worker and attempt thread has finished: the
+     * lifecycle is sealed (no later stop or abort is accepted), then, with {@code flushEvents},
+     * the reporter (which must be running) delivers every event recorded so far, so that a late
+     * fatal error from the sink still ends the run as {@code Crashed}, and only then is the
+     * outcome decided (WP-8, decision 0014).
      */
     private void finish(boolean flushEvents) {
         try {
             closeSource(); // if the producer never ran
             discard(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
+            lifecycle.seal();
             if (flushEvents) {
                 reporter.flush();
             }
             RunOutcome<T> outcome = lifecycle.end();
-            reporter.recordNow("pool.drained", () -> "outcome=" + outcome.getClass().getSimpleName() + " " + ledger);
+            reporter.recordNow(MetricsEvent.POOL_DRAINED, () -> "outcome=" + outcome.getClass().getSimpleName() + " " + ledger);
         } finally {
-            deadlines.stop(); // every attempt has been waited for
+            watchdog.stop(); // every attempt has ended
             reporter.shutdown();
+            Structured.Boundary opened = boundary;
+            if (opened != null) {
+                opened.runEnded();
+            }
             outbox.shutdown(); // the consumer takes what is left, then sees the end
         }
     }
@@ -145,23 +187,19 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private void produce() {
         try {
             T held = pullUntilStopped();
-            if (held == null) {
-                return;
-            }
-            // Pulled, so settled exactly once: dropped if the run is being cancelled, otherwise
-            // handled here, as a worker would (decision 0009).
-            if (lifecycle.isCancelling()) {
-                discard(List.of(held));
-            } else {
-                ledger.taken();
-                handle(held, -1);
+            if (held != null) {
+                discard(List.of(held)); // pulled, and the run was cancelled before it reached the intake
             }
         } catch (Throwable e) {
             lifecycle.crashed(e);
         }
     }
 
-    /** Pulls and puts until the source ends or intake stops; {@return the item still held, if a stop caught it} */
+    /**
+     * Pulls and puts until the source ends or intake stops; {@return the item still held, if the
+     * run was cancelled before it could be put} A stop does not leave an item in the producer's
+     * hands: the item it holds still goes into the intake, and a worker handles it (decision 0026).
+     */
     private @Nullable T pullUntilStopped() {
         try {
             while (true) {
@@ -175,7 +213,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                     case Source.Pull.Failed<T> failed when !lifecycle.isPulling()
                             && !(failed.cause() instanceof VirtualMachineError) -> {
                         // intake had stopped, and the stop interrupted the source: the stop's doing
-                        reporter.recordNow("source.interrupted", () -> "cause=" + Text.of(failed.cause()));
+                        reporter.recordNow(MetricsEvent.SOURCE_INTERRUPTED, () -> "cause=" + Text.of(failed.cause()));
                         return null;
                     }
                     case Source.Pull.Failed<T> failed -> {
@@ -184,13 +222,14 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                     }
                     case Source.Pull.Item<T> pulled -> {
                         new PoolEvents.Lead().commitFor(config.name(), ledger.pulled(),
-                                config.queueSize() + config.workers() + 1L);
+                                config.queueSize() + (long) config.workers() + 1L);
                         T item = pulled.value();
+                        // Accepted before the put, so that no worker's event for it can come first (WP-8).
+                        ledger.accepted();
+                        reporter.record(MetricsEvent.ITEM_ACCEPTED, () -> "item=" + Text.of(item));
                         if (!put(item)) {
                             return item;
                         }
-                        ledger.accepted();
-                        reporter.record("item.accepted", () -> "item=" + Text.of(item));
                     }
                 }
             }
@@ -200,7 +239,10 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         }
     }
 
-    /** {@return whether the item went into the intake; {@code false} if intake stopped or the run is cancelled first} */
+    /**
+     * Puts {@code item} into the intake, waiting for room even after a stop (the workers drain
+     * the intake); {@return {@code false} if the run is being cancelled first}
+     */
     private boolean put(T item) {
         while (!lifecycle.isCancelling()) {
             try {
@@ -249,20 +291,20 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private void handle(T item, int worker) {
         InHand held = new InHand(item);
         try {
-            for (int attempt = 1; !held.settled; attempt++) {
+            for (int attempt = 1; !held.isSettled(); attempt++) {
                 ItemContext<T> context = new ItemContext<>(item, attempt, worker);
                 switch (supervisor.attempt(context, () -> held.stuck(context))) {
                     case Supervisor.Attempted.Succeeded<R> s -> {
                         held.succeeded();
                         deliver(s.value());
                     }
-                    case Supervisor.Attempted.Stuck<R> s -> { } // settled at the moment it was found stuck
+                    case Supervisor.Attempted.Stuck<R> s -> { } // settled by the watchdog when it found it stuck
                     case Supervisor.Attempted.Cancelled<R> c -> held.cancelled();
                     case Supervisor.Attempted.Failed<R> f -> retryOrFail(held, context, f.cause());
                 }
             }
         } finally {
-            if (!held.settled) {
+            if (!held.isSettled()) {
                 held.cancelled(); // this thread is failing mid-item: the crash is reported by its caller
             }
         }
@@ -275,21 +317,32 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             held.cancelled(); // it would be retried, but the run is being cancelled
         } else {
             ledger.retried();
-            reporter.record("attempt.retry", () -> "item=" + Text.of(context.item()) + " next_attempt="
+            reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + Text.of(context.item()) + " next_attempt="
                     + (context.attempt() + 1));
         }
     }
 
-    /** Hands a result to the consumer: an interrupt does not drop it (WP-12), only an abandoned run does. */
+    /**
+     * Hands a result to the consumer: an interrupt does not drop it (WP-12), only an abandoned run
+     * does. Once the run is being cancelled it no longer waits for room: a full outbox puts it
+     * behind, in {@link #late}, so that a cancelled run ends even if nobody reads.
+     */
     private void deliver(R result) {
         while (true) {
             try {
-                outbox.put(result);
+                if (lifecycle.isCancelling()) {
+                    outbox.putNowait(result);
+                } else {
+                    outbox.put(result);
+                }
                 return;
             } catch (QueueShutDown e) {
                 return; // abandoned: nobody will read it (stats: succeeded minus delivered)
+            } catch (QueueFull e) {
+                late.add(result);
+                return;
             } catch (InterruptedException e) {
-                // the consumer may still read it: keep it
+                // woken: the consumer may still read it, so keep it, and look at the phase again
             }
         }
     }
@@ -297,18 +350,43 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private void discard(List<T> items) {
         ledger.discarded(items);
         for (T item : items) {
-            reporter.recordNow("item.discarded", () -> "item=" + Text.of(item));
+            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + Text.of(item));
         }
     }
 
-    /** One item in a worker's hands: settled exactly once, in the ledger, by one of these. */
+    /** What the watchdog records: never waits, never builds text on the watchdog. */
+    private final class WatchdogReports implements Watchdog.Reports {
+        @Override
+        public void timedOut(ItemContext<?> context, @Nullable String label) {
+            ledger.timedOut();
+            new PoolEvents.Timeout().commitFor(config.name(), context, label);
+            reporter.recordNow(MetricsEvent.ATTEMPT_TIMEOUT, () -> context + " timeout=" + config.itemTimeout());
+        }
+
+        @Override
+        public void escalated(ItemContext<?> context, @Nullable String label, int round) {
+            ledger.escalated();
+            reporter.recordNow(MetricsEvent.ATTEMPT_ESCALATED, () -> context + " round=" + round);
+            new PoolEvents.Escalation().commitFor(config.name(), context, label, round);
+        }
+    }
+
+    /**
+     * One item in a worker's hands: settled exactly once, in the ledger, by one of these. The
+     * worker settles it, except for a stuck attempt, which the watchdog settles while the attempt
+     * still runs; the watch's lock orders that write before the worker's next read.
+     */
     private final class InHand {
         final T item;
-        /** Confined to the thread handling the item. */
-        boolean settled;
+        /** Written by the worker, or by the watchdog under the item's watch's lock; read by the worker. */
+        private volatile boolean settled;
 
         InHand(T item) {
             this.item = item;
+        }
+
+        boolean isSettled() {
+            return settled;
         }
 
         void succeeded() {
@@ -319,23 +397,29 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         void cancelled() {
             settle();
             ledger.cancelled(item);
-            reporter.record("attempt.cancelled", () -> "item=" + Text.of(item));
+            reporter.record(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + Text.of(item));
         }
 
         void failed(int attempts, Throwable cause) {
             settle();
             ledger.failed(new ItemFailure<>(item, attempts, cause));
             lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains
-            reporter.record("item.failed", () -> "item=" + Text.of(item) + " attempts=" + attempts + " cause="
-                    + Text.of(cause));
+            reporter.record(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(item) + " attempts=" + attempts
+                    + " cause=" + Text.of(cause));
         }
 
-        /** The attempt outlived every round and still runs: the item fails now (WP-4), then the event. */
+        /**
+         * On the watchdog: the attempt outlived every round and still runs, so the item fails now
+         * (WP-4), then the event. Builds no text: the cause's message is built when it is read.
+         */
         void stuck(ItemContext<T> context) {
-            String message = context + ": the handler was still running after " + Supervisor.INTERRUPT_ROUNDS
-                    + " rounds of interrupts, " + config.itemTimeout() + " apart";
-            failed(context.attempt(), new StuckAttempt(message));
-            reporter.record("attempt.stuck", () -> message);
+            settle();
+            StuckAttempt cause = new StuckAttempt(context, Watchdog.INTERRUPT_ROUNDS, config.itemTimeout());
+            ledger.failed(new ItemFailure<>(item, context.attempt(), cause));
+            lifecycle.itemFailed();
+            reporter.recordNow(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(item) + " attempts="
+                    + context.attempt() + " cause=" + Text.of(cause));
+            reporter.recordNow(MetricsEvent.ATTEMPT_STUCK, cause::getMessage);
         }
 
         private void settle() {

@@ -90,23 +90,57 @@ public sealed interface RunOutcome<T> {
     }
 
     /**
-     * The consumer closed the {@link Results} (or was interrupted) before the end; everything was
-     * cancelled and waited for, and results not yet delivered were dropped
-     * ({@link PoolStats#succeeded()} minus {@link PoolStats#delivered()} of them).
+     * The consumer gave up on the run before its end: it closed the {@link Results}, was
+     * interrupted while it waited, or its thread closed the run's scope without closing the
+     * results (see {@link Reason}). Everything was cancelled and waited for, and results not yet
+     * delivered were dropped ({@link PoolStats#succeeded()} minus {@link PoolStats#delivered()} of
+     * them).
      *
      * @param discarded the queued items that were dropped
      * @param cancelled the items whose attempts were cancelled
      * @param failures permanent failures, from before the end
-     * @param interrupted whether the consumer's thread was interrupted (rather than closing)
+     * @param reason how the consumer gave up
      * @param <T> the item type
      */
-    record Abandoned<T>(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures, boolean interrupted)
+    record Abandoned<T>(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures, Reason reason)
             implements RunOutcome<T> {
         /** Copies the lists. */
         public Abandoned {
             discarded = List.copyOf(discarded);
             cancelled = List.copyOf(cancelled);
             failures = List.copyOf(failures);
+        }
+
+        /** {@return whether the consumer's thread was interrupted while it waited (WP-14)} */
+        public boolean interrupted() {
+            return reason == Reason.CONSUMER_INTERRUPTED;
+        }
+
+        /** How the consumer gave up on a run. */
+        public enum Reason {
+            /** {@link Results#close()} before the end (WP-13). */
+            RESULTS_CLOSED,
+            /** The owner was interrupted while it waited for a result (WP-14). */
+            CONSUMER_INTERRUPTED,
+            /**
+             * The owner's thread closed the run's scope without closing the results: it ended
+             * without closing them (the JDK closes a thread's open scopes when it exits), it
+             * closed an enclosing scope or the results of an earlier run first, or a
+             * {@link ScopedValue} binding around {@code run()} ended while they were open. The
+             * pool noticed, ended the run itself and logged a warning naming the run and the
+             * owner (WP-20).
+             */
+            SCOPE_CLOSED;
+
+            /** {@return how the reason reads in events and reports} */
+            @Override
+            public String toString() {
+                return switch (this) {
+                    case RESULTS_CLOSED -> "results closed";
+                    case CONSUMER_INTERRUPTED -> "consumer interrupted";
+                    case SCOPE_CLOSED -> "owner's scope closed";
+                };
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import dev.drain.queue.ShutdownQueue;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
@@ -21,6 +22,8 @@ final class RunResults<T, R> implements Results<T, R> {
     private final Thread owner = Thread.currentThread();
     private final Structured.Boundary boundary;
     private final ShutdownQueue<R> outbox;
+    /** Results that came after the run began to be cancelled while the outbox was full: read after it. */
+    private final Queue<R> late;
     private final Lifecycle<T> lifecycle;
     private final Ledger<T> ledger;
     private final Reporter reporter;
@@ -35,10 +38,11 @@ final class RunResults<T, R> implements Results<T, R> {
     private @Nullable RuntimeException endFailure;
     private @Nullable Error endError;
 
-    RunResults(Structured.Boundary boundary, ShutdownQueue<R> outbox, Lifecycle<T> lifecycle, Ledger<T> ledger,
-               Reporter reporter, PoolThreads threads) {
+    RunResults(Structured.Boundary boundary, ShutdownQueue<R> outbox, Queue<R> late, Lifecycle<T> lifecycle,
+               Ledger<T> ledger, Reporter reporter, PoolThreads threads) {
         this.boundary = boundary;
         this.outbox = outbox;
+        this.late = late;
         this.lifecycle = lifecycle;
         this.ledger = ledger;
         this.reporter = reporter;
@@ -62,10 +66,17 @@ final class RunResults<T, R> implements Results<T, R> {
             next = outbox.get();
             return true;
         } catch (QueueShutDown e) {
-            awaitEveryThread(); // the outbox shuts down when the run has ended: now wait for its last threads
+            // The outbox shuts down once the run has ended (or at once, if it was abandoned, when
+            // nothing more is read): what waited behind it comes next, then the run's last threads.
+            R behind = late.poll();
+            if (behind != null) {
+                next = behind;
+                return true;
+            }
+            awaitEveryThread();
             return end();
         } catch (InterruptedException e) {
-            lifecycle.abandon(true); // WP-14: Python's CancelledError out of `async for`
+            lifecycle.abandon(RunOutcome.Abandoned.Reason.CONSUMER_INTERRUPTED); // WP-14: Python's CancelledError out of `async for`
             awaitEveryThread();
             Thread.currentThread().interrupt();
             CancellationException cancelled = new CancellationException("interrupted while waiting for results");
@@ -93,11 +104,18 @@ final class RunResults<T, R> implements Results<T, R> {
             return;
         }
         if (!atEnd) {
-            lifecycle.abandon(false); // WP-13: a no-op if the run has already ended
+            lifecycle.abandon(RunOutcome.Abandoned.Reason.RESULTS_CLOSED); // WP-13: a no-op if the run has already ended
             awaitEveryThread();
         }
-        boundary.close();
-        lifecycle.closed();
+        // Runs this thread opened after this one and has not closed: closing this scope makes the
+        // JDK close theirs first, under them, and then throw StructureViolationException. End
+        // them first, so that the JDK's wait for their threads is short (WP-20).
+        boundary.endNewerRuns();
+        try {
+            boundary.close();
+        } finally {
+            lifecycle.closed();
+        }
     }
 
     @Override

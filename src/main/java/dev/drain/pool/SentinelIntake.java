@@ -2,17 +2,16 @@ package dev.drain.pool;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The intake as it was written before {@code shutdown()} existed (Python 3.12): an
- * {@link ArrayBlockingQueue} whose slots hold either an item or a stop marker, and one marker per
+ * The intake as it was written before {@code shutdown()} existed (Python 3.12): a bounded
+ * {@link BlockingQueue} whose slots hold either an item or a stop marker, and one marker per
  * worker, pushed by the producer in a {@code finally} block. Everything {@link QueueIntake} gets
  * from one call has to be arranged by hand here:
  * <ul>
- *   <li>a stop is a flag the producer polls; a producer blocked on a full queue sees it only once
- *       there is room again;</li>
  *   <li>the end needs exactly one marker per worker, each needing a free slot, so it depends on
  *       the workers still draining; a forgotten or extra marker strands a worker or ends one too
  *       early;</li>
@@ -20,6 +19,10 @@ import org.jspecify.annotations.Nullable;
  *       after, so every item taken must be checked against the abort flag, and blocked workers
  *       can only be woken by interrupting them.</li>
  * </ul>
+ * The queue is a {@link LinkedBlockingQueue} with a capacity of {@code queueSize}, not an
+ * {@link java.util.concurrent.ArrayBlockingQueue}: the array would be allocated whole when the run
+ * starts, and a setting the queue intake runs ({@code queueSize(Integer.MAX_VALUE)}, say) would
+ * then fail here with an {@link OutOfMemoryError}. Both intakes accept exactly the same settings.
  *
  * @param <T> the item type
  */
@@ -32,24 +35,22 @@ final class SentinelIntake<T> implements Intake<T> {
 
     private record Stop<T>() implements Slot<T> {}
 
-    private final ArrayBlockingQueue<Slot<T>> queue;
+    private final BlockingQueue<Slot<T>> queue;
     private final int workers;
-    /** Set by stop() or abort(), read by the producer before each put. */
-    private volatile boolean stopped;
-    /** Set by abort(): the workers are being cancelled, so no markers are pushed. */
+    /** Set by abort(): nothing more is put, and the workers are being cancelled, so no markers are pushed. */
     private volatile boolean aborted;
 
     SentinelIntake(int capacity, int workers) {
-        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.queue = new LinkedBlockingQueue<>(capacity);
         this.workers = workers;
     }
 
     @Override
     public boolean put(T item) throws InterruptedException {
-        if (stopped) {
+        if (aborted) {
             return false;
         }
-        queue.put(new Item<>(item)); // a stop that comes while we wait for room is seen next time
+        queue.put(new Item<>(item)); // an abort that comes while we wait for room is seen by the caller's loop
         return true;
     }
 
@@ -77,13 +78,7 @@ final class SentinelIntake<T> implements Intake<T> {
     }
 
     @Override
-    public void stop() {
-        stopped = true;
-    }
-
-    @Override
     public List<T> abort() {
-        stopped = true;
         aborted = true; // the pool drops any item taken from now on (Run.work looks at the run's phase)
         List<Slot<T>> slots = new ArrayList<>();
         queue.drainTo(slots); // the producer may still add one more item after this

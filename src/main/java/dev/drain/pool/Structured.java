@@ -1,7 +1,10 @@
 package dev.drain.pool;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.LockSupport;
@@ -68,6 +71,15 @@ import org.jspecify.annotations.Nullable;
 final class Structured {
     private Structured() {}
 
+    /**
+     * Does nothing: calling it loads this class, the one class file of drain marked as needing
+     * preview features, so that a JVM without {@code --enable-preview} fails here, with an
+     * {@link UnsupportedClassVersionError}, and not at a run's first step.
+     */
+    static void load() {
+        // the class is loaded and linked: preview features are enabled
+    }
+
     /** Forks one subtask into the scope being set up; callable only by the scope's owner. */
     @FunctionalInterface
     interface Forker {
@@ -90,8 +102,31 @@ final class Structured {
     /**
      * The run's outermost scope, owned by the thread that opened it: that thread forks into it,
      * joins it and closes it, possibly in different calls (the scope stays open between them).
+     *
+     * <p>Because the scope spans calls, its owner can leave it open by mistake, and the JDK then
+     * closes it <em>under</em> the run: when the owner's thread exits (a forgotten
+     * {@code close()}), when the owner closes a scope that encloses it or the boundary of an
+     * earlier run first, or when a {@link ScopedValue} binding around {@code run()} ends. The JDK
+     * does that quietly: it neither cancels the scope nor interrupts its threads, and waits for
+     * them without a bound (JDK 25's {@code ThreadFlock.close}, called from the enclosing
+     * container's {@code tryClose}), so a run that waits for its consumer would keep the owner, and
+     * at a thread's exit the JVM, waiting for ever. What can be seen from outside is the owner
+     * itself: parked with no blocker, with that forced close on its stack. {@link #isClosedUnderIt()}
+     * looks (decision 0028), and the run's watchdog asks it every few milliseconds. Each open
+     * boundary is registered under its owner, newest last, until its run has ended, so that only
+     * the newest of an owner's open runs answers yes (the JDK closes the newest first), and so that
+     * the owner closing an earlier run first can end the newer ones before the JDK closes them
+     * ({@link #endNewerRuns()}).
      */
     static final class Boundary implements AutoCloseable {
+
+        /** The class and method on an owner's stack while the JDK closes one of its scopes by force. */
+        private static final String FORCED_CLOSE_CLASS = "jdk.internal.misc.ThreadFlock$ThreadContainerImpl";
+        private static final String FORCED_CLOSE_METHOD = "tryClose";
+
+        /** Every owner's open boundaries whose runs have not ended, in the order they were opened. */
+        @GuardedBy("OPEN")
+        private static final Map<Thread, List<Boundary>> OPEN = new HashMap<>();
 
         /** The scope, through the three calls the owner makes; holds it so no field names its type. */
         private interface Scope {
@@ -103,6 +138,9 @@ final class Structured {
         }
 
         private final Scope scope;
+        private final Thread owner = Thread.currentThread();
+        /** What ends the run when the JDK is about to close its scope under it; any thread. */
+        private final Runnable endRun;
         /** The thread factory's role for the next fork; owner-confined (fork calls the factory on the owner). */
         private final String[] role;
         /** Every thread the scope's factory made, in order; owner-confined. */
@@ -110,14 +148,21 @@ final class Structured {
         /** Whether the owner has waited for every thread; owner-confined. */
         private boolean joined;
 
-        private Boundary(Scope scope, String[] role, List<Thread> forked) {
+        private Boundary(Scope scope, Runnable endRun, String[] role, List<Thread> forked) {
             this.scope = scope;
+            this.endRun = endRun;
             this.role = role;
             this.forked = forked;
+            synchronized (OPEN) {
+                OPEN.computeIfAbsent(owner, t -> new ArrayList<>()).add(this);
+            }
         }
 
-        /** Opens a scope named {@code name} on the calling thread, which owns it. */
-        static Boundary open(String name, Threads threads) {
+        /**
+         * Opens a scope named {@code name} on the calling thread, which owns it; {@code endRun}
+         * ends the run (as an abandon) when its scope is about to be closed under it.
+         */
+        static Boundary open(String name, Threads threads, Runnable endRun) {
             String[] role = {"task"};
             List<Thread> forked = new ArrayList<>();
             ThreadFactory byRole = runnable -> {
@@ -142,7 +187,71 @@ final class Structured {
                 public void close() {
                     opened.close();
                 }
-            }, role, forked);
+            }, endRun, role, forked);
+        }
+
+        /** {@return the thread that opened the scope and owns it} */
+        Thread owner() {
+            return owner;
+        }
+
+        /**
+         * The run has ended (every thread it forked has finished or is about to): this boundary
+         * no longer counts among its owner's open runs. Any thread; idempotent.
+         */
+        void runEnded() {
+            synchronized (OPEN) {
+                List<Boundary> open = OPEN.get(owner);
+                if (open != null && open.remove(this) && open.isEmpty()) {
+                    OPEN.remove(owner);
+                }
+            }
+        }
+
+        /**
+         * {@return whether the JDK is closing this scope under its run} That is: this is the newest
+         * of its owner's open runs, and the owner has ended (it cannot close anything any more),
+         * or is parked in the JDK's forced close of its scopes, which closes the newest first.
+         * Any thread; reads the owner's state, and its stack only when it is parked with no blocker
+         * (a consumer waiting for a result is parked on a queue's condition).
+         */
+        boolean isClosedUnderIt() {
+            synchronized (OPEN) {
+                List<Boundary> open = OPEN.get(owner);
+                if (open == null || open.isEmpty() || open.get(open.size() - 1) != this) {
+                    return false;
+                }
+            }
+            Thread.State state = owner.getState();
+            if (state == Thread.State.TERMINATED) {
+                return true;
+            }
+            if (state != Thread.State.WAITING || LockSupport.getBlocker(owner) != null) {
+                return false;
+            }
+            for (StackTraceElement frame : owner.getStackTrace()) {
+                if (frame.getClassName().equals(FORCED_CLOSE_CLASS) && frame.getMethodName().equals(FORCED_CLOSE_METHOD)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The owner is closing this scope while runs it opened later are still going: closing this
+         * one makes the JDK close theirs first, under them, so they are ended now, newest first.
+         * Call on the owner, before {@link #close()}.
+         */
+        void endNewerRuns() {
+            List<Boundary> newer;
+            synchronized (OPEN) {
+                List<Boundary> open = OPEN.getOrDefault(owner, List.of());
+                int at = open.indexOf(this);
+                newer = at < 0 ? List.of() : new ArrayList<>(open.subList(at + 1, open.size()));
+            }
+            for (int i = newer.size() - 1; i >= 0; i--) {
+                newer.get(i).endRun.run();
+            }
         }
 
         /** Forks {@code task} on a new thread whose name says its {@code role}. */
@@ -228,15 +337,15 @@ final class Structured {
 
     /**
      * One subtask in a scope of its own. The owner (the thread that called {@link #fork}) waits
-     * for it with {@link #await}, may {@link #interrupt} its thread any number of times, reads
-     * {@link #ending} once it has completed, and closes it, in a try-with-resources statement.
+     * for it with {@link #awaitEnd}, reads {@link #ending} once it has completed, and closes it, in
+     * a try-with-resources statement. Interrupting the subtask is someone else's job (the run's
+     * watchdog, which gets the subtask's thread from the thread factory it hands to
+     * {@code fork}); the owner only waits.
      *
      * @param <R> the subtask's result type
      */
     static final class Single<R> implements AutoCloseable {
-        private final Completion<R> completion = new Completion<>();
-        /** The subtask's thread: created by the scope's thread factory inside fork, on the owner. */
-        private final Thread thread;
+        private final Completion<R> completion;
         /** Joins (if {@code true}) and closes the scope; holds the scope so no field names its type. */
         private final Closer closer;
 
@@ -246,9 +355,14 @@ final class Structured {
             void close(boolean join) throws InterruptedException;
         }
 
-        private Single(String name, ThreadFactory threads, Callable<? extends R> task) {
-            Thread[] created = new Thread[1];
-            ThreadFactory capturing = runnable -> created[0] = threads.newThread(runnable);
+        private Single(String name, ThreadFactory threads, Callable<? extends R> task, Runnable onCompleted) {
+            this.completion = new Completion<>(onCompleted);
+            boolean[] created = new boolean[1];
+            ThreadFactory counting = runnable -> {
+                Thread thread = threads.newThread(runnable);
+                created[0] = thread != null;
+                return thread;
+            };
             // A joiner that records how the one subtask ended and wakes the owner: generic policy,
             // no business logic, never cancels. onComplete runs on the subtask's thread.
             var joiner = new java.util.concurrent.StructuredTaskScope.Joiner<R, @Nullable Void>() {
@@ -268,7 +382,7 @@ final class Structured {
                 }
             };
             var scope = java.util.concurrent.StructuredTaskScope.open(joiner,
-                    config -> config.withName(name).withThreadFactory(capturing));
+                    config -> config.withName(name).withThreadFactory(counting));
             scope.fork(task);
             this.closer = join -> {
                 try {
@@ -279,63 +393,36 @@ final class Structured {
                     scope.close();
                 }
             };
-            Thread started = created[0];
-            if (started == null) {
+            if (!created[0]) {
                 scope.close();
                 throw new IllegalStateException("the scope did not start a thread for " + name);
             }
-            this.thread = started;
-        }
-
-        /** Forks {@code task} in a new scope named {@code name}, on a thread from {@code threads}. */
-        static <R> Single<R> fork(String name, ThreadFactory threads, Callable<? extends R> task) {
-            return new Single<>(name, threads, task);
         }
 
         /**
-         * Waits at most {@code nanos} for the subtask to complete; {@return whether it has}
-         *
-         * @throws InterruptedException if the owner is interrupted first (its status cleared)
+         * Forks {@code task} in a new scope named {@code name}, on a thread from {@code threads};
+         * {@code onCompleted} runs on that thread when the task has returned or thrown, before the
+         * owner can see it {@linkplain #isCompleted completed}.
          */
-        boolean await(long nanos) throws InterruptedException {
-            long deadline = System.nanoTime() + nanos;
+        static <R> Single<R> fork(String name, ThreadFactory threads, Callable<? extends R> task, Runnable onCompleted) {
+            return new Single<>(name, threads, task, onCompleted);
+        }
+
+        /**
+         * BLOCKS-UNTIL: the subtask has completed. Interrupts do not end the wait (they only wake
+         * the owner to look again) and are not kept: the owner is a pool thread, which decides by
+         * the run's phase (decision 0015), and stopping the subtask is the watchdog's job.
+         */
+        void awaitEnd() {
             while (!isCompleted()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                LockSupport.parkNanos(this, left);
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-            }
-            return true;
-        }
-
-        /**
-         * Waits, without a timeout, until the subtask completes or someone wakes the owner:
-         * another thread's {@link LockSupport#unpark}, or a spurious wake-up. The caller looks at
-         * what it waits for and waits again.
-         *
-         * @throws InterruptedException if the owner is interrupted (its status cleared)
-         */
-        void awaitWake() throws InterruptedException {
-            if (!isCompleted()) {
                 LockSupport.park(this);
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
+                Thread.interrupted();
             }
         }
 
         /** {@return whether the subtask has completed} */
         boolean isCompleted() {
             return completion.ending != null;
-        }
-
-        /** Interrupts the subtask's thread (again). */
-        void interrupt() {
-            thread.interrupt();
         }
 
         /** {@return how the subtask ended} Call only once it has {@linkplain #isCompleted completed}. */
@@ -348,9 +435,15 @@ final class Structured {
         }
 
         /**
-         * Joins and closes the scope. Once the subtask has completed this returns as soon as its
-         * thread has finished; before that, it cancels the scope (one more interrupt) and waits
-         * for the thread, without a bound. The caller's interrupt status is kept.
+         * Joins and closes the scope. Once the subtask has completed, this returns as soon as its
+         * thread has finished. Before that (only when the owner is failing: the body of its
+         * try-with-resources statement threw), it closes the scope unjoined, as the JDK's
+         * {@code close()} does: the scope is cancelled (the subtask is interrupted once), the
+         * thread is waited for without a bound, and then the JDK's {@link IllegalStateException}
+         * ("Owner did not join after forking") is thrown, which try-with-resources adds, suppressed,
+         * to the owner's own failure. The caller's interrupt status is kept.
+         *
+         * @throws IllegalStateException if the subtask had not completed
          */
         @Override
         public void close() {
@@ -368,10 +461,16 @@ final class Structured {
      */
     private static final class Completion<R> {
         private final Thread owner = Thread.currentThread();
+        private final Runnable onCompleted;
         /** Written once, when the subtask completes; {@code null} until then. */
         volatile @Nullable Ending<R> ending;
 
+        Completion(Runnable onCompleted) {
+            this.onCompleted = onCompleted;
+        }
+
         void complete(Ending<R> ending) {
+            onCompleted.run(); // first: the owner reads what it decided once it sees the ending
             this.ending = ending;
             LockSupport.unpark(owner);
         }

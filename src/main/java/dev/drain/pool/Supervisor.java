@@ -1,22 +1,18 @@
 package dev.drain.pool;
 
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Runs one attempt and sees it through: the item's {@link ItemContext} bound, the handler forked
- * in a scope of its own, awaited with the pool's own deadline, and interrupted in up to
- * {@value #INTERRUPT_ROUNDS} rounds before its scope is closed (WP-3, WP-4, decision 0007).
- * Called by a worker (or by the producer for the item it held at a stop), which owns the
- * attempt's scope.
+ * Runs one attempt and sees it through, on the worker that owns it: the item's
+ * {@link ItemContext} bound, the handler forked in a scope of its own, the worker's
+ * {@link Watchdog.Watch} armed around it, and the scope closed once the attempt has ended (WP-3,
+ * WP-4, decisions 0007 and 0025). The worker does not time the attempt or interrupt it: the
+ * run's watchdog does, from a platform thread, so the worker needs no CPU until the attempt has
+ * ended, and then reads the verdict.
  */
 final class Supervisor<T, R> {
-
-    /**
-     * How many times an attempt that outlived its time, or whose run is being cancelled, is
-     * interrupted, {@code itemTimeout} apart, before it is reported stuck (WP-4). The JDK's scopes
-     * interrupt once; a handler that swallows one or two interrupts is still stopped here.
-     */
-    static final int INTERRUPT_ROUNDS = 3;
 
     /** How one attempt ended, as the pool sees it. */
     sealed interface Attempted<R> {
@@ -32,30 +28,35 @@ final class Supervisor<T, R> {
         record Stuck<R>() implements Attempted<R> {}
     }
 
-    /** Why the first wait for an attempt ended. */
-    private enum Waited { COMPLETED, TIMED_OUT, CANCELLED }
+    /** What an attempt that never ran its handler ends with; never seen outside (its verdict decides). */
+    private static final class NotBegun extends Exception {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        NotBegun() {
+            super("the attempt ended before its handler began", null, false, false);
+        }
+    }
 
     private final PoolConfig<T, R> config;
     private final Lifecycle<T> lifecycle;
-    private final Ledger<T> ledger;
     private final Reporter reporter;
-    private final Deadlines deadlines;
+    private final Watchdog watchdog;
 
-    Supervisor(PoolConfig<T, R> config, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter,
-               Deadlines deadlines) {
+    Supervisor(PoolConfig<T, R> config, Lifecycle<T> lifecycle, Reporter reporter, Watchdog watchdog) {
         this.config = config;
         this.lifecycle = lifecycle;
-        this.ledger = ledger;
         this.reporter = reporter;
-        this.deadlines = deadlines;
+        this.watchdog = watchdog;
     }
 
     /**
-     * Runs one attempt. {@code onStuck} runs, on this thread, at the moment the attempt has
-     * outlived every round (while it still runs), to record the item's failure at once.
+     * Runs one attempt. {@code onStuck} runs, on the watchdog, at the moment the attempt has
+     * outlived every round (while it still runs), to record the item's failure at once; it must
+     * not wait and must not run user code.
      */
     Attempted<R> attempt(ItemContext<T> context, Runnable onStuck) {
-        reporter.record("attempt.started", context::toString);
+        reporter.record(MetricsEvent.ATTEMPT_STARTED, context::toString);
         PoolEvents.Attempt event = new PoolEvents.Attempt();
         event.begin();
         Attempted<R> result = ScopedValue.where(ItemContext.CURRENT, context).call(() -> supervise(context, onStuck));
@@ -70,85 +71,40 @@ final class Supervisor<T, R> {
     }
 
     /**
-     * BLOCKS-UNTIL: the handler has returned. For a handler that outlives every round, that is the
-     * one unbounded wait: the documented limit.
+     * BLOCKS-UNTIL: the handler has returned or thrown. For a handler that outlives every round,
+     * that is the one unbounded wait: the documented limit.
      */
     private Attempted<R> supervise(ItemContext<T> context, Runnable onStuck) {
-        try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
-                config.threads().factory("attempt"), () -> config.handler().handle(context.item()))) {
-            Waited waited = awaitCompletionOrCancellation(single, deadlines.slotOf(context.worker()));
-            if (waited == Waited.COMPLETED) {
-                return ended(context, single.ending());
-            }
-            if (waited == Waited.TIMED_OUT) {
-                ledger.timedOut();
-                new PoolEvents.Timeout().commitFor(config.name(), context);
-                reporter.record("attempt.timeout", () -> context + " timeout=" + config.itemTimeout());
-            }
-            for (int round = 1; round <= INTERRUPT_ROUNDS && !single.isCompleted(); round++) {
-                if (round > 1) {
-                    escalated(context, round);
-                }
-                single.interrupt();
-                awaitIgnoringInterrupts(single, deadlines.timeout());
-            }
-            if (!single.isCompleted()) {
-                onStuck.run();
-                while (!single.isCompleted()) {
-                    awaitIgnoringInterrupts(single, Long.MAX_VALUE);
-                }
-                return new Attempted.Stuck<>();
-            }
-            return waited == Waited.TIMED_OUT
-                    ? new Attempted.Failed<>(new TimeoutException(context + " outlived itemTimeout " + config.itemTimeout()))
-                    : new Attempted.Cancelled<>();
-        }
-    }
-
-    /**
-     * Waits for the attempt until its deadline, which the run's {@link Deadlines} watch: the wait
-     * itself has no timeout, and the watchdog wakes this thread when the deadline has passed. An
-     * interrupt of this thread only wakes it to look at the run's phase: a cancellation ends the
-     * wait, anything else does not (decision 0015).
-     */
-    private Waited awaitCompletionOrCancellation(Structured.Single<R> single, int slot) {
-        long deadline = deadlines.arm(slot);
+        Watchdog.Watch watch = watchdog.watchOf(context.worker());
+        watch.arm(context, watchdog.timeout(), PoolEvents.labelIfRecording(context), onStuck);
+        Watchdog.Verdict verdict;
+        Structured.@Nullable Ending<R> ending = null;
         try {
-            while (true) {
-                if (single.isCompleted()) {
-                    return Waited.COMPLETED; // even in a cancelled run: a result produced is delivered (WP-12)
-                }
+            ThreadFactory threads = config.threads().factory("attempt");
+            try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
+                    runnable -> watch.attach(threads.newThread(runnable)),
+                    () -> {
+                        if (!watch.begin()) {
+                            throw new NotBegun(); // timed out or cancelled before its thread ran: the verdict says which
+                        }
+                        return config.handler().handle(context.item());
+                    }, watch::completed)) {
                 if (lifecycle.isCancelling()) {
-                    return Waited.CANCELLED;
+                    watchdog.wake(); // the run was cancelled while this attempt started: have it stopped now
                 }
-                if (deadline - System.nanoTime() <= 0) {
-                    return Waited.TIMED_OUT;
-                }
-                try {
-                    single.awaitWake();
-                } catch (InterruptedException e) {
-                    // woken: look at the phase again
-                }
+                single.awaitEnd();
+                ending = single.ending();
             }
         } finally {
-            deadlines.disarm(slot);
+            verdict = watch.disarm(); // the attempt has ended (or never started): the verdict is final
         }
-    }
-
-    /** Waits at most {@code nanos} for the attempt; interrupts change nothing here, the rounds go on. */
-    private static void awaitIgnoringInterrupts(Structured.Single<?> single, long nanos) {
-        long deadline = System.nanoTime() + Math.min(nanos, Long.MAX_VALUE / 2);
-        while (!single.isCompleted()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            try {
-                single.await(left);
-            } catch (InterruptedException e) {
-                // the escalation is already under way; the wait goes on
-            }
-        }
+        return switch (verdict) {
+            case IN_TIME -> ended(context, java.util.Objects.requireNonNull(ending));
+            case TIMED_OUT -> new Attempted.Failed<>(
+                    new TimeoutException(context + " outlived itemTimeout " + config.itemTimeout()));
+            case CANCELLED -> new Attempted.Cancelled<>();
+            case STUCK -> new Attempted.Stuck<>();
+        };
     }
 
     private Attempted<R> ended(ItemContext<T> context, Structured.Ending<R> ending) {
@@ -156,19 +112,13 @@ final class Supervisor<T, R> {
             case Structured.Ending.Returned<R> r when r.value() == null ->
                     new Attempted.Failed<>(new NullPointerException("the handler returned null for " + context));
             case Structured.Ending.Returned<R> r -> {
-                reporter.record("attempt.succeeded", context::toString);
+                reporter.record(MetricsEvent.ATTEMPT_SUCCEEDED, context::toString);
                 yield new Attempted.Succeeded<>(r.value());
             }
             case Structured.Ending.Threw<R> t -> {
-                reporter.record("attempt.failed", () -> context + " cause=" + Text.of(t.error()));
+                reporter.record(MetricsEvent.ATTEMPT_FAILED, () -> context + " cause=" + Text.of(t.error()));
                 yield new Attempted.Failed<>(t.error());
             }
         };
-    }
-
-    private void escalated(ItemContext<T> context, int round) {
-        ledger.escalated();
-        reporter.record("attempt.escalated", () -> context + " round=" + round);
-        new PoolEvents.Escalation().commitFor(config.name(), context, round);
     }
 }

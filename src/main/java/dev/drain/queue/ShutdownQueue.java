@@ -38,8 +38,11 @@ import org.jspecify.annotations.Nullable;
  * {@link #shutdown(boolean) shutdown(true)} (immediate) also removes every queued item at once,
  * subtracts one unfinished task per removed item (never below zero), wakes {@code join()} if
  * that brings the count to zero, and returns the removed items. Shutdown is permanent, never
- * blocks, never throws, and may be repeated or mixed: an immediate shutdown after a graceful one
- * drains what is left; a graceful one after an immediate one does nothing.
+ * blocks (beyond taking the lock), and may be repeated or mixed: an immediate shutdown after a
+ * graceful one drains what is left; a graceful one after an immediate one does nothing. It throws
+ * only what a priority queue's comparator throws during an immediate shutdown's drain: the queue is
+ * shut down and every blocked getter and putter woken all the same, but the drain stops where the
+ * comparator failed and {@code join()} is not released (SQ-20; see {@link #shutdown(boolean)}).
  * {@code taskDone()} and {@code join()} ignore shutdown: items taken before it are still
  * acknowledged one by one, and {@code join()} returns only when the count reaches zero.
  * {@snippet file="TourSnippets.java" region="graceful"}
@@ -49,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Operations by queue state</caption>
  *   <thead>
  *     <tr><th>operation</th><th>open</th><th>shut down (graceful), items left</th>
- *         <th>shut down and empty (always, after an immediate shutdown)</th></tr>
+ *         <th>shut down and empty (as after an immediate shutdown)</th></tr>
  *   </thead>
  *   <tbody>
  *     <tr><td>{@code put}, {@code put(timeout)}</td><td>adds, blocking while full</td>
@@ -81,10 +84,12 @@ import org.jspecify.annotations.Nullable;
  * {@code QueueShutDown}.
  *
  * <h2>Timeouts</h2>
- * The timed forms follow Python's {@code queue.Queue}: a shutdown wins over a timeout and over
- * argument checks (a negative timeout on a shut-down queue throws {@code QueueShutDown}, not
- * {@code IllegalArgumentException}); a zero timeout does not wait; a timeout that passes ends in
- * {@code QueueEmpty}, {@code QueueFull}, or {@code false} from {@code join(timeout)}.
+ * The timed forms follow Python's {@code queue.Queue}: where a shutdown ends the call, it wins over
+ * the timeout and over the argument check (a negative timeout throws {@code QueueShutDown}, not
+ * {@code IllegalArgumentException}, from {@code put(item, timeout)} on a shut-down queue and from
+ * {@code get(timeout)} on a shut-down, empty one; {@code join(timeout)}, which a shutdown does not
+ * end, refuses a negative timeout in every state); a zero timeout does not wait; a timeout that
+ * passes ends in {@code QueueEmpty}, {@code QueueFull}, or {@code false} from {@code join(timeout)}.
  *
  * <h2>Memory consistency effects</h2>
  * Actions in a thread before it puts an item happen-before actions after another thread gets that
@@ -111,7 +116,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the type of the items
  */
-public class ShutdownQueue<T> {
+public final class ShutdownQueue<T> {
     /*
      * Implementation notes.
      *
@@ -486,14 +491,21 @@ public class ShutdownQueue<T> {
     }
 
     /**
-     * Shuts the queue down; permanent, idempotent, never blocks (beyond taking the lock), and
-     * never throws unless a priority queue's comparator throws during the drain. Every later put throws {@code QueueShutDown}; gets do once the queue is empty. Every
-     * thread blocked in {@code get} or {@code put} is woken to re-check.
+     * Shuts the queue down; permanent, idempotent, and never blocks (beyond taking the lock). Every
+     * later put throws {@code QueueShutDown}; gets do once the queue is empty. Every thread blocked
+     * in {@code get} or {@code put} is woken to re-check.
      *
      * <p>If {@code immediate}, also removes every queued item, subtracting one unfinished task per
      * item removed (never below zero), and wakes {@code join()} callers if the count is then zero.
      * Items taken by {@code get} before the shutdown are not affected: their {@code taskDone()}
      * calls still count, and {@code join()} still waits for them.
+     *
+     * <p>A graceful shutdown never throws, nor does an immediate one on a first-in-first-out or
+     * last-in-first-out queue. On a priority queue, the drain compares items, and what the
+     * comparator throws propagates from here (SQ-20): the queue is shut down and every blocked
+     * getter and putter woken all the same, but the drain stops where it failed (the items drained
+     * until then are gone and counted off, the one being taken is lost, the rest stay queued) and
+     * {@code join()} is not released.
      *
      * @param immediate {@code false} to let consumers drain the queue, {@code true} to drop what is
      *     queued
@@ -668,7 +680,8 @@ public class ShutdownQueue<T> {
      * @param <X> what the steps may throw
      * @throws X what a step throws; the steps before it have taken effect
      * @throws IllegalStateException if a step calls a blocking operation ({@code put}, {@code get},
-     *     {@code join}), which would let other threads in while it waits
+     *     {@code join}), which would let other threads in while it waits (if the thread's interrupt
+     *     status is set, that call throws {@code InterruptedException} first, as it does anywhere)
      */
     public <X extends Exception> void atomically(Steps<T, X> steps) throws X {
         Objects.requireNonNull(steps, "steps");
@@ -700,8 +713,9 @@ public class ShutdownQueue<T> {
     /**
      * Runs {@code action} while holding the queue's lock. Threads that {@code action} wakes cannot
      * run until it returns: they are <em>in transit</em>, like a woken asyncio task that has not
-     * been scheduled yet. This is how tests and the trace replayer make the in-transit cases
-     * (a wake-up followed by a shutdown or an interrupt) deterministic.
+     * been scheduled yet. {@link #atomically} does the same for steps that are queue operations;
+     * this serves the tests whose steps are more than that, such as interrupting a woken thread
+     * before it runs (decision 0021).
      */
     void runLocked(Runnable action) {
         lock.lock();
@@ -715,8 +729,8 @@ public class ShutdownQueue<T> {
     /**
      * Whether {@code thread} waits in the getter or putter line and is still parked there: false
      * once an interrupt or a timeout has reached it. The trace replayer waits for this to turn
-     * false after it interrupts a blocked thread inside {@link #runLocked}, so that a wake-up that
-     * follows in the same critical section skips the cancelled waiter, as asyncio's does.
+     * false after it interrupts a blocked thread inside {@link #atomically}, so that a wake-up that
+     * follows in the same step skips the cancelled waiter, as asyncio's does.
      */
     boolean isParkedInLine(Thread thread) {
         lock.lock();

@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Why not ArrayBlockingQueue's {@code notEmpty.signal()}: Python wakes exactly one waiter per item
  * and removes it from the line <em>before</em> it runs ("in transit"). That is observable
  * ({@code waitingGetters()}, the repr's {@code _getters[n]}, the in-transit cases C3 to C5 of
- * {@code specs/shutdown-queue.md}), and a shared Condition cannot show who has been woken. With
+ * {@code specs/probes.md}, SQ-12), and a shared Condition cannot show who has been woken. With
  * one Condition per waiter the code says what Python says, and a shutdown still wakes everyone:
  * {@link #wakeAll()} signals every node, the {@code signalAll()} of this design.
  *

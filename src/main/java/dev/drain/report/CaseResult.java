@@ -86,6 +86,21 @@ record CaseResult(String name, String intake, String settings, List<Integer> res
         return text.toString();
     }
 
+    /** {@return the results, and {@code (completion)} where the case checks completion order} */
+    String resultsWithOrder() {
+        return resultsText() + (order.equals("-") ? "" : " (" + order + ")");
+    }
+
+    /** {@return {@code task_delta}, and {@code (expected)} where the case leaks threads on purpose} */
+    String taskDeltaText() {
+        return taskDelta + (expectedTaskDelta == 0 ? "" : " (expected)");
+    }
+
+    /** {@return {@code yes} or {@code NO}, as the report shows a check} */
+    static String yesNo(boolean holds) {
+        return holds ? "yes" : "NO";
+    }
+
     Map<String, Object> toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("case", name);

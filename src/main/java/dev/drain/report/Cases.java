@@ -5,6 +5,7 @@ import static dev.drain.report.Waiting.join;
 import static dev.drain.report.Waiting.until;
 
 import dev.drain.pool.ItemContext;
+import dev.drain.pool.MetricsEvent;
 import dev.drain.pool.MetricsSink;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
@@ -155,9 +156,9 @@ final class Cases {
         Map<Integer, String> rounds = new ConcurrentSkipListMap<>();
         MetricsSink sink = (event, detail) -> {
             Matcher escalated = Pattern.compile("item=(\\d+) .* round=(\\d+)").matcher(detail);
-            if (event.equals("attempt.escalated") && escalated.find()) {
+            if (event == MetricsEvent.ATTEMPT_ESCALATED && escalated.find()) {
                 rounds.put(Integer.valueOf(escalated.group(1)), "round " + escalated.group(2));
-            } else if (event.equals("attempt.stuck")) {
+            } else if (event == MetricsEvent.ATTEMPT_STUCK) {
                 rounds.put(2, "stuck after round 3");
                 letGo.countDown(); // the pool reported it while it still ran; now it may return
             }
@@ -306,7 +307,7 @@ final class Cases {
         return trial.result();
     }
 
-    /** Handlers block until interrupted; once the queue is full, abort. */
+    /** Handlers block until interrupted; once the queue is full and the producer waits to put, abort. */
     static CaseResult abort(WorkerPool.IntakeKind intake) {
         Trial trial = new Trial("abort", intake, 3, 2);
         CountDownLatch inFlight = new CountDownLatch(2);
@@ -314,7 +315,8 @@ final class Cases {
         CountingSource source = new CountingSource(Integer.MAX_VALUE);
         try (Results<Integer, Integer> run = pool.run(source)) {
             await(inFlight);
-            until(() -> run.stats().accepted() == 5); // two in flight, three queued
+            // two in flight, three queued, and the sixth in the producer's hands: the lead at its bound
+            until(() -> run.stats().pulled() == trial.leadBound);
             pool.abort();
             trial.drain(pool, run);
         }

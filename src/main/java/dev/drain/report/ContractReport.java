@@ -1,7 +1,6 @@
 package dev.drain.report;
 
 import dev.drain.pool.WorkerPool;
-import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -11,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -21,11 +19,14 @@ import java.util.stream.Collectors;
  * data to {@code target/contract-report.json}, and exits with status 1 if any point fails.
  *
  * <pre>
- * usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json] [--html]
+ * usage: ContractReport [--case NAME] [--intake queue|sentinel] [--wide | --width N] [--json] [--html]
  *   --case NAME     run one case (happy, retry, timeout-retry, stubborn, permanent-failures,
  *                   request-stop, metrics-failing, context-isolation, abandon, abort,
  *                   caller-interrupted, leaky-handler)
  *   --intake KIND   run on one intake only
+ *   --width N       the terminal is N columns wide (the launcher passes it): the wide table if it
+ *                   fits, else a block per case; without it, the blocks, at most 100 columns wide
+ *   --wide          the wide table, a row per case and intake, whatever the width
  *   --json          print the JSON instead of the tables
  *   --html          also write target/contract-report.html: every case as a timeline, drawn from
  *                   the pool's JDK Flight Recorder events
@@ -58,8 +59,37 @@ public final class ContractReport {
             new Point("WP-10", "No leaks", "every case: task_delta as expected (0; 1 where a handler leaks on purpose)",
                     EVERY_CASE, CaseResult::taskDeltaOk));
 
-    /** What the command line asked for. */
-    private record Options(List<Cases.Case> cases, List<WorkerPool.IntakeKind> intakes, boolean json, boolean html) {}
+    /** How wide the report may be when no {@code --width} says how wide the terminal is. */
+    static final int DEFAULT_WIDTH = 100;
+    /** The narrowest the blocks are laid out for: a narrower terminal wraps them. */
+    private static final int NARROWEST = 60;
+
+    /**
+     * What the command line asked for.
+     *
+     * @param cases the cases to run
+     * @param intakes the intakes to run them on
+     * @param json print the JSON instead of the report
+     * @param html also write the timelines' page
+     * @param width the terminal's width ({@code --width}), or {@link #DEFAULT_WIDTH}
+     * @param wide {@code --wide}: the wide table, whatever the width
+     */
+    record Options(List<Cases.Case> cases, List<WorkerPool.IntakeKind> intakes, boolean json, boolean html, int width,
+                   boolean wide) {}
+
+    /**
+     * What one run of the report found.
+     *
+     * @param provenance where and when it ran
+     * @param results each case on each intake, in the order they ran
+     * @param apiProblems what the API scan found (WP-11); empty if it holds
+     */
+    record Report(Provenance provenance, List<CaseResult> results, List<String> apiProblems) {
+        Report {
+            results = List.copyOf(results);
+            apiProblems = List.copyOf(apiProblems);
+        }
+    }
 
     /**
      * Runs the report.
@@ -80,75 +110,108 @@ public final class ContractReport {
             options = parse(args);
         } catch (IllegalArgumentException e) {
             err.println("ContractReport: " + e.getMessage());
-            err.println("usage: ContractReport [--case NAME] [--intake queue|sentinel] [--json] [--html]");
+            err.println("usage: ContractReport [--case NAME] [--intake queue|sentinel] [--wide | --width N] [--json] [--html]");
             return 2;
         }
-        Style style = Style.detect(err);
+        return present(execute(options, err), options, out);
+    }
+
+    /**
+     * Runs the cases {@code options} asks for, with progress on {@code err} if it is a terminal,
+     * and with {@code --html} writes {@code target/contract-report.html}; {@return what they showed}
+     */
+    static Report execute(Options options, PrintStream err) {
         Provenance provenance = Provenance.now();
         JvmThreads.warmUp(); // so that task_delta moves only when a thread is started or left running
         List<TimelinePage.Entry> drawn = new ArrayList<>();
-        List<CaseResult> results = runCases(options, style, drawn);
+        List<CaseResult> results = runCases(options, Style.detect(), err, drawn);
         List<String> apiProblems = ApiScan.problems(ApiScan.PACKAGES);
         if (options.html()) {
             Path page = Path.of("target", "contract-report.html");
             write(page, TimelinePage.render(provenance, drawn));
             err.println("ContractReport: wrote " + page + " (" + drawn.size() + " timelines)");
         }
-        Map<String, Object> json = json(provenance, results, apiProblems);
+        return new Report(provenance, results, apiProblems);
+    }
+
+    /**
+     * Writes {@code report} to {@code target/contract-report.json} and prints it to {@code out} as
+     * {@code options} asks; {@return the exit status: 0 if every case and every point holds, else 1}
+     */
+    static int present(Report report, Options options, PrintStream out) {
+        Map<String, Object> json = json(report.provenance(), report.results(), report.apiProblems());
         write(Path.of("target", "contract-report.json"), Json.write(json));
         if (options.json()) {
             out.print(Json.write(json));
         } else {
-            print(out, style, provenance, results, apiProblems);
+            lines(report, options, Style.detect()).forEach(out::println);
         }
-        boolean allHold = pointResults(results, apiProblems).values().stream()
+        boolean allHold = pointResults(report.results(), report.apiProblems()).values().stream()
                 .allMatch(verdict -> verdict.equals("holds") || verdict.equals("not run"));
-        return allHold && results.stream().allMatch(CaseResult::passed) ? 0 : 1;
+        return allHold && report.results().stream().allMatch(CaseResult::passed) ? 0 : 1;
     }
 
-    private static Options parse(String[] args) {
+    static Options parse(String[] args) {
         List<Cases.Case> cases = Cases.ALL;
         List<WorkerPool.IntakeKind> intakes = List.of(WorkerPool.IntakeKind.values());
         boolean json = false;
         boolean html = false;
+        boolean wide = false;
+        int width = DEFAULT_WIDTH;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
                 case "--json" -> json = true;
                 case "--html" -> html = true;
-                case "--case", "--intake" -> {
+                case "--wide" -> wide = true;
+                case "--case", "--intake", "--width" -> {
                     if (i + 1 >= args.length) {
                         throw new IllegalArgumentException(arg + " needs a value");
                     }
                     String value = args[++i];
-                    if (arg.equals("--case")) {
-                        cases = Cases.ALL.stream().filter(c -> c.name().equals(value)).toList();
-                        if (cases.isEmpty()) {
-                            throw new IllegalArgumentException("no case named '" + value + "'; the cases are "
-                                    + String.join(", ", EVERY_CASE));
+                    switch (arg) {
+                        case "--case" -> {
+                            cases = Cases.ALL.stream().filter(c -> c.name().equals(value)).toList();
+                            if (cases.isEmpty()) {
+                                throw new IllegalArgumentException("no case named '" + value + "'; the cases are "
+                                        + String.join(", ", EVERY_CASE));
+                            }
                         }
-                    } else {
-                        intakes = List.of(switch (value) {
+                        case "--intake" -> intakes = List.of(switch (value) {
                             case "queue" -> WorkerPool.IntakeKind.SHUTDOWN_QUEUE;
                             case "sentinel" -> WorkerPool.IntakeKind.SENTINEL;
                             default -> throw new IllegalArgumentException("--intake is queue or sentinel, not '" + value + "'");
                         });
+                        default -> width = columns(value);
                     }
                 }
                 case "--help", "-h" -> throw new IllegalArgumentException("runs the worker pool's contract cases");
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
             }
         }
-        return new Options(cases, intakes, json, html);
+        return new Options(cases, intakes, json, html, width, wide);
+    }
+
+    private static int columns(String value) {
+        try {
+            int columns = Integer.parseInt(value);
+            if (columns > 0) {
+                return columns;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--width is a number of columns, not '" + value + "'");
     }
 
     /** Runs the cases; with {@code --html}, each under a recording of the pool's events, drawn into {@code drawn}. */
-    private static List<CaseResult> runCases(Options options, Style style, List<TimelinePage.Entry> drawn) {
+    private static List<CaseResult> runCases(Options options, Style style, PrintStream err,
+                                             List<TimelinePage.Entry> drawn) {
         List<CaseResult> results = new ArrayList<>();
         int total = options.cases().size() * options.intakes().size();
         for (Cases.Case c : options.cases()) {
             for (WorkerPool.IntakeKind intake : options.intakes()) {
-                style.progress("[" + (results.size() + 1) + "/" + total + "] " + c.name() + " on " + intake);
+                style.progress(err, "[" + (results.size() + 1) + "/" + total + "] " + c.name() + " on " + intake);
                 if (options.html()) {
                     Timeline.Recorded<CaseResult> recorded = Timeline.record(() -> runOne(c, intake));
                     CaseResult result = recorded.value();
@@ -160,7 +223,7 @@ public final class ContractReport {
                 }
             }
         }
-        style.progress("");
+        style.progress(err, "");
         return results;
     }
 
@@ -198,61 +261,138 @@ public final class ContractReport {
                 .collect(Collectors.joining(", "));
     }
 
-    private static void print(PrintStream out, Style style, Provenance provenance, List<CaseResult> results,
-                              List<String> apiProblems) {
-        out.println(style.bold("drain: the worker-pool contract, case by case"));
-        out.println("commit " + provenance.source() + ", " + provenance.date() + ", JDK " + Runtime.version().feature()
-                + ", " + provenance.cores() + " cores");
-        out.println();
+    private static final String WP11_TITLE = "Static (signatures, build)";
+    private static final String WP11_PROVED_BY =
+            "ApiScan of every public signature; -Xlint:all -Werror, Error Prone, NullAway at build";
+
+    /** What the report says below the points, in either layout. */
+    private static final List<String> NOTES = List.of(
+            "A failed or aborted outcome is what those cases expect; ✓ means every check of the case held.",
+            "task_delta counts every live thread of the JVM (a JSON thread dump, virtual threads included), after "
+                    + "the case minus before; leaky-handler's 1 is the leak it makes on purpose, which the count must see.",
+            "Data: target/contract-report.json. Clauses: specs/worker-pool.md; cases: specs/contract-report.md.");
+
+    /**
+     * {@return the report as lines: the wide table if {@code --wide}, or if it fits in the
+     * terminal's width; else a block per case, at most as wide as the terminal and never wider than
+     * {@link #DEFAULT_WIDTH}}
+     */
+    static List<String> lines(Report report, Options options, Style style) {
+        List<String> table = caseTable(report.results(), style);
+        int tableWidth = table.stream().mapToInt(Table::width).max().orElse(0);
+        boolean wide = options.wide() || tableWidth <= options.width();
+        int width = wide ? Integer.MAX_VALUE : Math.max(NARROWEST, Math.min(options.width(), DEFAULT_WIDTH));
+        List<String> lines = new ArrayList<>();
+        lines.add(style.bold("drain: the worker-pool contract, case by case"));
+        lines.addAll(Table.wrap("commit " + report.provenance().source() + ", " + report.provenance().date() + ", JDK "
+                + Runtime.version().feature() + ", " + report.provenance().cores() + " cores", width));
+        lines.add("");
+        if (wide) {
+            wide(lines, report, table, style);
+        } else {
+            narrow(lines, report, tableWidth, style, width);
+        }
+        return lines;
+    }
+
+    /** The wide table: a row per case and intake, a column per measure. */
+    private static List<String> caseTable(List<CaseResult> results, Style style) {
         List<List<String>> rows = new ArrayList<>();
         rows.add(List.of("case", "intake", "results", "attempts", "max_lead", "lead_ok", "outcome", "ctx_ok",
                 "metrics_raised", "task_delta", ""));
         for (CaseResult r : results) {
-            rows.add(List.of(r.name(), r.intake(), r.resultsText() + (r.order().equals("-") ? "" : " (" + r.order() + ")"),
-                    r.attemptsText(), r.maxLead() + "/" + r.leadBound(), r.leadOk() ? "yes" : "NO", r.outcome(),
-                    r.contextOk() ? "yes" : "NO", String.valueOf(r.metricsRaised()),
-                    r.taskDelta() + (r.expectedTaskDelta() == 0 ? "" : " (expected)"),
-                    r.passed() ? style.pass("✓") : style.fail("✗ " + String.join("; ", r.failedChecks()))));
+            rows.add(List.of(r.name(), r.intake(), r.resultsWithOrder(), r.attemptsText(), r.maxLead() + "/" + r.leadBound(),
+                    CaseResult.yesNo(r.leadOk()), r.outcome(), CaseResult.yesNo(r.contextOk()),
+                    String.valueOf(r.metricsRaised()), r.taskDeltaText(), r.passed() ? style.pass("✓") : style.fail("✗ " + String.join("; ", r.failedChecks()))));
         }
-        List<String> lines = Table.render(rows);
-        out.println(style.bold(lines.getFirst()));
-        lines.subList(1, lines.size()).forEach(out::println);
-        out.println();
-        out.println(style.bold("Each case's pool"));
+        List<String> lines = new ArrayList<>(Table.render(rows));
+        lines.set(0, style.bold(lines.getFirst()));
+        return lines;
+    }
+
+    /** The wide layout: the table, each case's pool, the outcomes in full, the points. */
+    private static void wide(List<String> lines, Report report, List<String> table, Style style) {
+        List<CaseResult> results = report.results();
+        lines.addAll(table);
+        lines.add("");
+        lines.add(style.bold("Each case's pool"));
         Map<String, String> settings = new LinkedHashMap<>();
-        results.forEach(r -> settings.putIfAbsent(r.name(), r.settings().replaceAll(", intake=[A-Z_]+", "")));
-        Map<String, String> shows = new LinkedHashMap<>();
-        Cases.ALL.forEach(c -> shows.put(c.name(), c.shows()));
-        settings.forEach((name, pool) -> out.println("  " + name + ": " + shows.getOrDefault(name, "") + ". " + pool));
+        results.forEach(r -> settings.putIfAbsent(r.name(), poolSettings(r)));
+        settings.forEach((name, pool) -> lines.add("  " + name + ": " + shows(name) + ". " + pool));
         List<String> details = new ArrayList<>();
         for (CaseResult r : results) {
-            if (!r.outcomeDetail().isEmpty()) {
-                String line = r.name() + ": " + r.outcomeDetail();
-                if (details.contains(line)) {
-                    continue; // the same on both intakes
-                }
+            String line = r.name() + ": " + r.outcomeDetail();
+            if (!r.outcomeDetail().isEmpty() && !details.contains(line)) { // once if the same on both intakes
                 details.add(line);
             }
         }
         if (!details.isEmpty()) {
-            out.println();
-            out.println(style.bold("Outcomes in full"));
-            details.forEach(line -> out.println("  " + line));
+            lines.add("");
+            lines.add(style.bold("Outcomes in full"));
+            details.forEach(line -> lines.add("  " + line));
         }
-        out.println();
-        out.println(style.bold("The contract"));
-        Map<String, String> verdicts = pointResults(results, apiProblems);
+        lines.add("");
+        lines.add(style.bold("The contract"));
+        Map<String, String> verdicts = pointResults(results, report.apiProblems());
         for (Point point : POINTS) {
-            out.printf("  %-5s %-27s %s  %s%n", point.id(), point.title(), mark(style, verdicts.getOrDefault(point.id(), "not run")),
+            lines.add(String.format("  %-5s %-27s %s  %s", point.id(), point.title(),
+                    mark(style, verdicts.getOrDefault(point.id(), "not run")), provedBy(point, results)));
+        }
+        lines.add(String.format("  %-5s %-27s %s  %s", "WP-11", WP11_TITLE,
+                mark(style, verdicts.getOrDefault("WP-11", "not run")), WP11_PROVED_BY));
+        lines.add("");
+        NOTES.forEach(note -> lines.addAll(Table.wrap(note, DEFAULT_WIDTH)));
+    }
+
+    /**
+     * The narrow layout, at most {@code width} columns: a block per case, its intakes side by
+     * side and a row per measure, the pool and the outcome in full in the block; then the points,
+     * each with the cases that prove it.
+     */
+    private static void narrow(List<String> lines, Report report, int tableWidth, Style style, int width) {
+        List<CaseResult> results = report.results();
+        lines.addAll(Table.wrap("A block per case, its intakes side by side. ./contract-report --wide prints one "
+                + "table instead, a row per case and intake (" + tableWidth + " columns); a terminal that wide "
+                + "gets it by itself.", width));
+        Map<String, List<CaseResult>> byCase = new LinkedHashMap<>();
+        results.forEach(r -> byCase.computeIfAbsent(r.name(), k -> new ArrayList<>()).add(r));
+        byCase.forEach((name, intakes) -> {
+            lines.add("");
+            lines.addAll(CaseBlock.render(name, shows(name), intakes, poolSettings(intakes.getFirst()), style, width));
+        });
+        lines.add("");
+        lines.add(style.bold("The contract"));
+        Map<String, String> verdicts = pointResults(results, report.apiProblems());
+        for (Point point : POINTS) {
+            point(lines, style, width, point.id(), point.title(), verdicts.getOrDefault(point.id(), "not run"),
                     provedBy(point, results));
         }
-        out.printf("  %-5s %-27s %s  %s%n", "WP-11", "Static (signatures, build)", mark(style, verdicts.getOrDefault("WP-11", "not run")),
-                "ApiScan of every public signature; -Xlint:all -Werror, Error Prone, NullAway at build");
-        out.println();
-        out.println("A failed or aborted outcome is what those cases expect; ✓ means every check of the case held.");
-        out.println("task_delta counts every live thread of the JVM (a JSON thread dump, virtual threads included), after");
-        out.println("the case minus before; leaky-handler's 1 is the leak it makes on purpose, which the count must see.");
-        out.println("Data: target/contract-report.json. Clauses: specs/worker-pool.md; the cases: specs/contract-report.md.");
+        point(lines, style, width, "WP-11", WP11_TITLE, verdicts.getOrDefault("WP-11", "not run"), WP11_PROVED_BY);
+        lines.add("");
+        NOTES.forEach(note -> lines.addAll(Table.wrap(note, width)));
+    }
+
+    /** One point in the narrow layout: its id, title and mark, then what proves it and, if it fails, where, wrapped. */
+    private static void point(List<String> lines, Style style, int width, String id, String title, String verdict,
+                              String provedBy) {
+        String head = String.format("  %-5s %-27s ", id, title);
+        String mark = verdict.startsWith("holds") ? style.pass("✓") : verdict.equals("not run") ? "·" : style.fail("✗");
+        int indent = Table.width(head) + 3;
+        List<String> text = new ArrayList<>(Table.wrap(verdict.equals("not run") ? "not run" : provedBy, width - indent));
+        if (!verdict.startsWith("holds") && !verdict.equals("not run")) {
+            Table.wrap(verdict, width - indent).forEach(line -> text.add(style.fail(line)));
+        }
+        lines.add(head + mark + "  " + text.getFirst());
+        text.subList(1, text.size()).forEach(line -> lines.add(" ".repeat(indent) + line));
+    }
+
+    private static String shows(String name) {
+        return Cases.ALL.stream().filter(c -> c.name().equals(name)).map(Cases.Case::shows).findFirst().orElse("");
+    }
+
+    /** The pool's settings without its intake, which the report shows apart. */
+    private static String poolSettings(CaseResult r) {
+        return r.settings().replaceAll(", intake=[A-Z_]+", "");
     }
 
     private static String mark(Style style, String verdict) {
@@ -280,34 +420,6 @@ public final class ContractReport {
             Files.writeString(file, text);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Colour and progress, only on a terminal (and never with {@code NO_COLOR} set). */
-    private record Style(boolean terminal, PrintStream err) {
-        static Style detect(PrintStream err) {
-            // JDK 22+: System.console() is there even without a terminal; isTerminal() tells.
-            boolean terminal = Optional.ofNullable(System.console()).map(Console::isTerminal).orElse(false);
-            return new Style(terminal && System.getenv("NO_COLOR") == null, err);
-        }
-
-        String bold(String s) {
-            return terminal ? "\u001b[1m" + s + "\u001b[0m" : s;
-        }
-
-        String pass(String s) {
-            return terminal ? "\u001b[32m" + s + "\u001b[0m" : s;
-        }
-
-        String fail(String s) {
-            return terminal ? "\u001b[31m" + s + "\u001b[0m" : s;
-        }
-
-        void progress(String line) {
-            if (terminal) {
-                err.print("\r\u001b[2K" + line);
-                err.flush();
-            }
         }
     }
 }

@@ -48,8 +48,24 @@ public final class JvmThreads {
      * @param virtual whether it is a virtual thread
      * @param carrier for a virtual thread mounted when the dump was taken, the id of the platform
      *     thread it ran on; otherwise -1
+     * @param stack its frames, innermost first, as the dump writes them (for example
+     *     {@code "java.base/java.util.concurrent.locks.LockSupport.park(LockSupport.java:369)"})
      */
-    public record DumpedThread(long tid, String name, boolean virtual, long carrier) {}
+    public record DumpedThread(long tid, String name, boolean virtual, long carrier, List<String> stack) {
+        /** Copies the list. */
+        public DumpedThread {
+            stack = List.copyOf(stack);
+        }
+
+        /**
+         * {@return whether a frame of its stack contains {@code text}}
+         *
+         * @param text a piece of a frame, such as {@code "ShutdownQueue.put("}
+         */
+        public boolean isIn(String text) {
+            return stack.stream().anyMatch(frame -> frame.contains(text));
+        }
+    }
 
     /**
      * One thread container: the root, an executor, or a scope.
@@ -112,7 +128,7 @@ public final class JvmThreads {
          * lines: each container's name, its owner, and its threads in the order they were created},
          * for example
          * <pre>
-         *   tour (owned by main): tour-deadlines-1, tour-driver-2
+         *   tour (owned by main): tour-watchdog-1, tour-driver-2
          *     tour-workers (owned by tour-driver-2): tour-worker-4
          *       tour-attempt (owned by tour-worker-4): tour-attempt-5
          * </pre>
@@ -268,8 +284,13 @@ public final class JvmThreads {
                 if (field(container, "threads") instanceof List<?> dumped) {
                     for (Object thread : dumped) {
                         Object carrier = field(thread, "carrier");
+                        List<String> stack = new ArrayList<>();
+                        if (field(thread, "stack") instanceof List<?> frames) {
+                            frames.forEach(frame -> stack.add(text(frame)));
+                        }
                         threads.add(new DumpedThread(number(field(thread, "tid")), text(field(thread, "name")),
-                                Boolean.TRUE.equals(field(thread, "virtual")), carrier == null ? -1 : number(carrier)));
+                                Boolean.TRUE.equals(field(thread, "virtual")), carrier == null ? -1 : number(carrier),
+                                stack));
                     }
                 }
                 Object parent = field(container, "parent");

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -18,14 +19,16 @@ import jdk.jfr.consumer.RecordingFile;
 
 /**
  * One run of a pool in time, built from the pool's own JDK Flight Recorder events (never drawn by
- * hand): a lane per worker (and one for the producer, which handles the item it held at a stop),
- * a bar per attempt with its outcome, markers for each timeout, each escalated interrupt, and each
- * {@code requestStop}, {@code abort} and abandon ({@code close} before the end), and the lead of
- * the source at each pull against its bound. Times are from the first event of the run.
+ * hand): a lane per worker (only workers run handlers, the item the producer held at a stop
+ * included),
+ * a bar per attempt with its outcome (an attempt that failed or timed out and was then retried is
+ * marked so: a later attempt of the same item tells), markers for each timeout, each escalated
+ * interrupt, and each {@code requestStop}, {@code abort} and abandon ({@code close} before the
+ * end), and the lead of the source at each pull against its bound. Times are from the first event of the run.
  *
  * @param title what the run was
  * @param span from the first event to the last
- * @param workers the lanes: worker numbers in order, -1 being the producer
+ * @param workers the lanes: worker numbers in order
  * @param bars one per attempt
  * @param markers timeouts, interrupt rounds, and the run's stop, abort and abandon
  * @param lead the lead at each pull
@@ -46,9 +49,17 @@ record Timeline(String title, Duration span, List<Integer> workers, List<Bar> ba
      * @param end when it ended
      * @param item the item, as text
      * @param attempt its number
-     * @param outcome {@code succeeded}, {@code failed}, {@code timed out}, {@code cancelled} or {@code stuck}
+     * @param outcome {@code succeeded}, {@code failed}, {@code timed out}, {@code cancelled} or
+     *     {@code stuck}, as its event says
+     * @param retried whether a later attempt of the same item was recorded: then this one's
+     *     failure or timeout was not the item's fate
      */
-    record Bar(int worker, Duration start, Duration end, String item, int attempt, String outcome) {}
+    record Bar(int worker, Duration start, Duration end, String item, int attempt, String outcome, boolean retried) {
+        /** {@return how the bar is drawn: {@code retried} for an attempt that was retried, else its outcome} */
+        String drawnAs() {
+            return retried ? "retried" : outcome;
+        }
+    }
 
     /**
      * Something that happened at one moment.
@@ -126,11 +137,7 @@ record Timeline(String title, Duration span, List<Integer> workers, List<Bar> ba
             Duration at = Duration.between(zero, e.getStartTime());
             last = e.getEndTime().isAfter(last) ? e.getEndTime() : last;
             switch (e.getEventType().getName().substring("dev.drain.pool.".length())) {
-                case "Attempt" -> {
-                    workers.add(e.getInt("worker"));
-                    bars.add(new Bar(e.getInt("worker"), at, Duration.between(zero, e.getEndTime()), e.getString("item"),
-                            e.getInt("attempt"), e.getString("outcome")));
-                }
+                case "Attempt" -> workers.add(e.getInt("worker"));
                 case "Timeout" -> markers.add(new Marker("timeout", at, e.getInt("worker"), e.getString("item")));
                 case "Escalation" -> markers.add(new Marker("round " + e.getInt("round"), at,
                         workerOf(ours, e.getString("item"), e.getInt("attempt")), e.getString("item")));
@@ -143,6 +150,16 @@ record Timeline(String title, Duration span, List<Integer> workers, List<Bar> ba
                 }
                 default -> { }
             }
+        }
+        // an attempt was retried if the same item has an attempt with a higher number
+        Map<String, Integer> lastAttempt = new HashMap<>();
+        List<RecordedEvent> attempts = ours.stream().filter(e -> e.getEventType().getName().equals("dev.drain.pool.Attempt"))
+                .toList();
+        attempts.forEach(e -> lastAttempt.merge(e.getString("item"), e.getInt("attempt"), Math::max));
+        for (RecordedEvent e : attempts) {
+            bars.add(new Bar(e.getInt("worker"), Duration.between(zero, e.getStartTime()),
+                    Duration.between(zero, e.getEndTime()), e.getString("item"), e.getInt("attempt"), e.getString("outcome"),
+                    e.getInt("attempt") < lastAttempt.getOrDefault(e.getString("item"), 0)));
         }
         return new Timeline(title, Duration.between(zero, last), List.copyOf(workers), bars, markers, lead, bound);
     }
@@ -159,7 +176,7 @@ record Timeline(String title, Duration span, List<Integer> workers, List<Bar> ba
         return Map.of("title", title, "spanMillis", span.toNanos() / 1e6, "workers", workers,
                 "bars", bars.stream().map(b -> Map.<String, Object>of("worker", b.worker(), "startMillis",
                         b.start().toNanos() / 1e6, "endMillis", b.end().toNanos() / 1e6, "item", b.item(), "attempt",
-                        b.attempt(), "outcome", b.outcome())).toList(),
+                        b.attempt(), "outcome", b.outcome(), "retried", b.retried(), "drawnAs", b.drawnAs())).toList(),
                 "markers", markers.stream().map(m -> Map.<String, Object>of("kind", m.kind(), "atMillis",
                         m.at().toNanos() / 1e6, "worker", m.worker() == RUN ? "run" : m.worker(), "item", m.item()))
                         .toList(),

@@ -3,37 +3,23 @@ package dev.drain.jshell;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.drain.support.Bounds;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import jdk.jshell.EvalException;
-import jdk.jshell.JShell;
-import jdk.jshell.JShellException;
-import jdk.jshell.Snippet;
-import jdk.jshell.SnippetEvent;
-import jdk.jshell.SourceCodeAnalysis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,11 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * jshell/README.md: every JShell script in {@code jshell/} runs, as {@code jshell/drain-jshell NN} runs it, and
- * prints its key result. Each script is split into snippets the way the JShell tool splits a file
- * (line by line, a snippet ending where {@link SourceCodeAnalysis#analyzeCompletion} says it is
- * complete; lines that start with {@code /} are tool commands and are skipped), and evaluated in a
- * fresh {@link JShell} whose remote VM runs with preview features on and this test's class path,
- * after the tool's {@code DEFAULT} startup and {@code jshell/startup.jsh}. A script fails if a
+ * prints its key result. Each script is evaluated in a fresh {@link DrainJShell}, as the launcher
+ * starts JShell, split into snippets the way the JShell tool splits a file. A script fails if a
  * snippet is rejected, a snippet throws, it prints nothing, or its key lines are missing. The
  * remote VM's output is captured, never printed.
  *
@@ -55,9 +38,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class JShellScriptsTest {
 
     private static final Path SCRIPTS = Path.of("jshell");
-
-    /** What {@code jshell --startup DEFAULT} evaluates on JDK 25; the API does not load the tool's startup. */
-    private static final String DEFAULT_STARTUP = "import module java.base;";
 
     /** How long one script may run before it is stopped and fails: generous, a bound against a hang. */
     private static final Duration SCRIPT_BOUND = Bounds.WAIT.multipliedBy(3);
@@ -214,10 +194,10 @@ class JShellScriptsTest {
                 "Abandoned, hasNext() false, liveThreads 0"),
         /** WP-17, WP-10: the caller's binding reaches every handler; the thread dump shows the run's tree under the caller. */
         RUN_TREE("17-run-tree.jsh",
-                "tree17 (owned by main): tree17-deadlines-1, tree17-driver-2",
+                "tree17 (owned by main): tree17-watchdog-1, tree17-driver-2",
                 "item 4: TENANT = tenant-42 on tree17-attempt-<n>",
                 "After the run: pool.liveThreads() = 0, and the dump shows 0 threads named tree17-",
-                "owned (owned by main): owned-deadlines-1, owned-driver-2; this thread: main"),
+                "owned (owned by main): owned-watchdog-1, owned-driver-2; this thread: main"),
         /** WP-1, WP-2, WP-7, WP-12: the same runs on both intakes give the same results; the sentinel protocol by hand. */
         SENTINEL_INTAKE("18-sentinel-intake.jsh",
                 "SHUTDOWN_QUEUE results (sorted) [1, 4, 9, 16, 25, 36, 49, 64, 81, 100], ended normally, pulled=10"
@@ -324,61 +304,17 @@ class JShellScriptsTest {
 
         static Run of(Path script) throws IOException, InterruptedException {
             Run run = new Run();
-            ByteArrayOutputStream captured = new ByteArrayOutputStream();
-            String classPath = System.getProperty("java.class.path");
-            try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8);
-                 JShell shell = JShell.builder()
-                         .in(InputStream.nullInputStream())
-                         .out(out)
-                         .err(out)
-                         .compilerOptions("--enable-preview", "--source", Integer.toString(Runtime.version().feature()),
-                                 "--class-path", classPath)
-                         .remoteVMOptions("--enable-preview", "--class-path", classPath)
-                         .build()) {
-                run.evaluate(shell, "the DEFAULT startup", DEFAULT_STARTUP);
-                run.evaluate(shell, "startup.jsh", Files.readString(SCRIPTS.resolve("startup.jsh")));
-                if (run.problems.isEmpty()) {
-                    run.evaluateBounded(shell, script, () -> captured.toString(StandardCharsets.UTF_8));
-                }
-            }
-            run.output = captured.toString(StandardCharsets.UTF_8);
-            return run;
-        }
-
-        /**
-         * Evaluates the script, then the lines of the Try it block it printed ({@code output} is what the
-         * JShell has printed so far), stopping (and failing) if they run longer than {@link #SCRIPT_BOUND}.
-         */
-        private void evaluateBounded(JShell shell, Path script, Supplier<String> output) throws IOException, InterruptedException {
-            String source = Files.readString(script);
-            CountDownLatch finished = new CountDownLatch(1);
-            AtomicBoolean stopped = new AtomicBoolean();
-            Thread watchdog = Thread.ofVirtual().name("jshell-watchdog").start(() -> {
-                try {
-                    if (!finished.await(SCRIPT_BOUND.toNanos(), TimeUnit.NANOSECONDS)) {
-                        stopped.set(true);
-                        shell.stop(); // ends the running snippet; the loop below stops at the next one
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            try {
+            try (DrainJShell shell = DrainJShell.start()) {
                 String name = script.getFileName().toString();
-                evaluate(shell, name, source, stopped);
-                exercise = exerciseOf(output.get());
-                if (problems.isEmpty() && !stopped.get()) {
-                    evaluate(shell, name + ", its Try it lines,", String.join("\n", exercise), stopped);
+                shell.evaluate(name, Files.readString(script), SCRIPT_BOUND);
+                run.exercise = exerciseOf(shell.output());
+                if (shell.problems().isEmpty() && !shell.stopped()) {
+                    shell.evaluate(name + ", its Try it lines,", String.join("\n", run.exercise), SCRIPT_BOUND);
                 }
-            } finally {
-                finished.countDown();
-                if (!watchdog.join(Bounds.WAIT)) {
-                    problems.add("the watchdog did not finish");
-                }
+                run.problems.addAll(shell.problems());
+                run.output = shell.output();
             }
-            if (stopped.get()) {
-                problems.add("stopped after " + SCRIPT_BOUND + ": a wait in the script is not bounded");
-            }
+            return run;
         }
 
         /** The code lines of the Try it block at the end of {@code output}. */
@@ -389,60 +325,6 @@ class JShellScriptsTest {
                     .filter(line -> line.startsWith(PROMPT))
                     .map(line -> line.substring(PROMPT.length()))
                     .toList();
-        }
-
-        private void evaluate(JShell shell, String name, String source) {
-            evaluate(shell, name, source, new AtomicBoolean());
-        }
-
-        /** Splits {@code source} as the JShell tool splits a file, and evaluates each snippet. */
-        private void evaluate(JShell shell, String name, String source, AtomicBoolean stopped) {
-            SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
-            String pending = "";
-            int lineNumber = 0;
-            for (String line : source.split("\n", -1)) {
-                lineNumber++;
-                if (stopped.get()) {
-                    return;
-                }
-                if (pending.isBlank() && isCommand(line)) {
-                    continue; // /exit and the like: the tool's, not Java
-                }
-                pending = pending + line + "\n";
-                while (!pending.isBlank()) {
-                    SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(pending);
-                    if (!info.completeness().isComplete()) {
-                        break; // read the next line
-                    }
-                    check(shell, name + " near line " + lineNumber, shell.eval(info.source()));
-                    pending = info.remaining();
-                }
-            }
-            if (!pending.isBlank()) {
-                problems.add(name + " ends with an incomplete snippet: " + pending.strip());
-            }
-        }
-
-        private static boolean isCommand(String line) {
-            String trimmed = line.strip();
-            return trimmed.startsWith("/") && !trimmed.startsWith("//") && !trimmed.startsWith("/*");
-        }
-
-        private void check(JShell shell, String where, List<SnippetEvent> events) {
-            for (SnippetEvent event : events) {
-                if (event.status() == Snippet.Status.REJECTED) {
-                    String why = shell.diagnostics(event.snippet())
-                            .map(d -> d.getMessage(Locale.ROOT))
-                            .collect(Collectors.joining("; "));
-                    problems.add(where + ": rejected: " + why + "\n" + event.snippet().source());
-                }
-                JShellException thrown = event.exception();
-                if (thrown != null) {
-                    String what = thrown instanceof EvalException e ? e.getExceptionClassName() + ": " + e.getMessage()
-                            : thrown.toString();
-                    problems.add(where + ": threw " + what + "\n" + event.snippet().source());
-                }
-            }
         }
     }
 }

@@ -97,7 +97,7 @@ class FlightRecorderTest {
         List<RecordedEvent> events = record(() -> {
             try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
                 gate.awaitArrivals(1);
-                Waits.until("the queue is full", () -> results.stats().accepted() == 3);
+                Waits.until("the queue is full, and the producer holds one more", () -> results.stats().accepted() == 4);
                 pool.requestStop();
                 pool.abort();
                 assertThatThrownBy(results::hasNext).isInstanceOf(PoolAborted.class);

@@ -24,11 +24,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * WP-6, WP-18: a handler may throw anything, and an item's {@code toString} may too. What a
- * handler throws, {@code Error}s and {@link VirtualMachineError}s included, fails its attempt
- * (it ran on a thread of its own, which is gone); an item's {@code toString} that throws is
- * described in events and messages, unless it is a {@code VirtualMachineError}, which crashes the
- * run. On both intakes.
+ * WP-6, WP-18: a handler may throw anything, and an item's {@code toString} (or an exception's
+ * message) may too. What a handler throws, {@code Error}s and {@link VirtualMachineError}s included,
+ * fails its attempt (it ran on a thread of its own, which is gone); text that cannot be built, a
+ * {@code StackOverflowError} included, is described in events and messages and changes nothing
+ * else (decision 0027). On both intakes.
  */
 @ParameterizedClass
 @EnumSource(WorkerPool.IntakeKind.class)
@@ -106,45 +106,101 @@ class HandlerFaultsTest {
             assertThat(outcome).isInstanceOf(RunOutcome.Failed.class);
             assertThat(results.stats().succeeded()).isEqualTo(results.stats().pulled() - 1);
         }
-        assertThat(sink.named("attempt.started")).isNotEmpty()
+        assertThat(sink.named(MetricsEvent.ATTEMPT_STARTED)).isNotEmpty()
                 .allSatisfy(event -> assertThat(event).contains("whose toString() threw"));
         assertNoThreadsLeft(pool);
     }
 
-    /** WP-18: an item whose toString throws a VirtualMachineError where the pool prints it crashes the run, with exact books. */
+    /**
+     * WP-18 (decision 0027): an item whose toString overflows the stack is described wherever the
+     * pool prints it, and the run ends as it would for a printable item: Completed, every item
+     * handled once.
+     */
     @Test
-    void itemWhoseToStringOverflowsCrashesTheRun() {
+    void itemWhoseToStringOverflowsIsDescribed() {
+        RecordingSink sink = new RecordingSink(false);
         WorkerPool<Unprintable, Integer> pool = WorkerPool.<Unprintable, Integer>builder(Unprintable::n).intake(intake)
-                .workers(2).queueSize(2).metrics((event, detail) -> { }).build();
+                .workers(2).queueSize(2).metrics(sink).build();
         try (Results<Unprintable, Integer> results = pool.run(IntStream.range(0, 6).mapToObj(n -> new Unprintable(n, n == 3)))) {
-            assertThat(catchThrowable(() -> drain(results))).isInstanceOf(StackOverflowError.class);
-            RunOutcome<Unprintable> outcome = results.outcome().orElseThrow();
-            assertThat(outcome).isInstanceOf(RunOutcome.Crashed.class);
-            PoolStats stats = results.stats();
-            assertThat(stats.succeeded() + stats.failed() + stats.discarded() + stats.cancelled()).isEqualTo(stats.pulled());
-            assertThat(outcome.discarded()).hasSize((int) stats.discarded());
-            assertThat(outcome.cancelled()).hasSize((int) stats.cancelled());
+            assertThat(drain(results)).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
+            assertThat(assertLedgerExact(results)).isEqualTo(new RunOutcome.Completed<Unprintable>(false));
         }
+        assertThat(sink.named(MetricsEvent.ATTEMPT_STARTED)).anySatisfy(event -> assertThat(event)
+                .contains("<a dev.drain.pool.HandlerFaultsTest$Unprintable whose toString() threw java.lang.StackOverflowError>"));
         assertNoThreadsLeft(pool);
     }
 
     /**
-     * WP-18, WP-2: an item whose toString overflows in its worker's own hands (the message of its
-     * timeout names it) crashes the run, and that item is settled as cancelled: the books stay exact.
+     * WP-18, WP-3 (decision 0027): an item whose toString overflows in its worker's own hands (the
+     * message of its timeout names it) fails with that timeout, which describes it.
      */
     @Test
-    void itemWhoseToStringOverflowsOnItsWorkerIsCancelled() {
+    void itemWhoseToStringOverflowsOnItsWorkerTimesOut() {
         WorkerPool<Unprintable, Integer> pool = WorkerPool.<Unprintable, Integer>builder(item -> {
             new CountDownLatch(1).await(); // times out, and the timeout's message prints the item
             return item.n();
         }).intake(intake).workers(1).queueSize(1).itemTimeout(Duration.ofMillis(20)).build();
         try (Results<Unprintable, Integer> results = pool.run(IntStream.range(0, 1).mapToObj(n -> new Unprintable(n, true)))) {
-            assertThat(catchThrowable(() -> drain(results))).isInstanceOf(StackOverflowError.class);
-            RunOutcome<Unprintable> outcome = results.outcome().orElseThrow();
-            assertThat(outcome).isInstanceOf(RunOutcome.Crashed.class);
-            assertThat(outcome.cancelled()).as("the item whose worker failed mid-item").hasSize(1);
-            assertThat(results.stats().cancelled()).isOne();
-            assertThat(results.stats().inFlight()).isZero();
+            PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.cause())
+                    .isInstanceOf(java.util.concurrent.TimeoutException.class)
+                    .hasMessageContaining("whose toString() threw java.lang.StackOverflowError"));
+            assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Failed.class);
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /** A handler's exception whose message overflows the stack when it is built: its cause chain is a cycle. */
+    static final class Cyclic extends Exception {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        Cyclic(int item) {
+            super("at " + item);
+        }
+
+        @Override
+        public String getMessage() {
+            return "at item, caused by " + getCause(); // the cause's toString asks for this message again
+        }
+
+        static Cyclic at(int item) {
+            Cyclic first = new Cyclic(item);
+            Cyclic second = new Cyclic(item);
+            first.initCause(second);
+            second.initCause(first); // initCause allows a cycle of two
+            return first;
+        }
+    }
+
+    /**
+     * WP-18, WP-8 (decision 0027): a handler's exception whose message overflows the stack when built
+     * fails just its item, and the run ends the same way with a metrics sink as without one.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void anExceptionWhoseMessageOverflowsFailsJustItsItemSinkOrNot(boolean withSink) {
+        RecordingSink sink = new RecordingSink(false);
+        WorkerPool.Builder<Integer, String> builder = WorkerPool.<Integer, String>builder(item -> {
+            if (item == 1) {
+                throw Cyclic.at(item);
+            }
+            return Workloads.result(item);
+        }).intake(intake).workers(2).queueSize(2);
+        WorkerPool<Integer, String> pool = (withSink ? builder.metrics(sink) : builder).build();
+        try (Results<Integer, String> results = pool.run(IntStream.range(0, 4).boxed())) {
+            PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(failure.failures()).singleElement().satisfies(f -> {
+                assertThat(f.item()).isEqualTo(1);
+                assertThat(f.cause()).isInstanceOf(Cyclic.class);
+            });
+            assertThat(failure.getMessage()).contains("whose toString() threw java.lang.StackOverflowError");
+            assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Failed.class);
+            assertThat(results.stats().succeeded()).isEqualTo(3);
+        }
+        if (withSink) {
+            assertThat(sink.named(MetricsEvent.ITEM_FAILED)).singleElement().asString()
+                    .contains("item=1", "whose toString() threw java.lang.StackOverflowError");
         }
         assertNoThreadsLeft(pool);
     }

@@ -70,7 +70,8 @@ class LedgerTest {
         Call<Set<Object>> owner = spawn.use(kind).call("owner", () -> {
             try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
                 gate.awaitArrivals(2);
-                Waits.until("the intake is full", () -> results.stats().accepted() == 2 + 5);
+                Waits.until("the intake is full, and the producer holds one more",
+                        () -> results.stats().accepted() == 2 + 5 + 1);
                 Call<Void> aborter = spawn.run("aborter", pool::abort);
                 PoolAborted aborted = catchThrowableOfType(PoolAborted.class, results::hasNext);
                 outcomeSeen.countDown();

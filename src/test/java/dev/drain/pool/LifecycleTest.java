@@ -55,8 +55,6 @@ class LifecycleTest {
     void theSettingsSayHowThePoolIsConfigured() {
         assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).workers(3).queueSize(5).build().settings())
                 .isEqualTo("workers=3, queueSize=5, itemTimeout=PT30S, retries=none, intake=SHUTDOWN_QUEUE, metrics=no");
-        assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).retryable(java.io.IOException.class).build()
-                .settings()).as("retryable types but no retries").contains("retries=none");
         assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).retryable(java.io.IOException.class)
                 .maxRetries(2).intake(WorkerPool.IntakeKind.SENTINEL).metrics((event, detail) -> { }).build().settings())
                 .isEqualTo("workers=4, queueSize=16, itemTimeout=PT30S, retries=[IOException] x2, intake=SENTINEL, metrics=yes");
@@ -69,7 +67,7 @@ class LifecycleTest {
         try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
             results.next();
             assertThatThrownBy(() -> pool.run(List.of(1))).isInstanceOf(IllegalStateException.class)
-                    .hasMessage("a WorkerPool runs once, and this one is RUNNING; build a new one for another run");
+                    .hasMessage("a WorkerPool runs once, and this one is RUNNING; build another from the same Builder for another run");
         }
         assertThatThrownBy(() -> pool.run(List.of(1))).hasMessageContaining("this one is CLOSED");
         assertNoThreadsLeft(pool);

@@ -79,7 +79,7 @@ class MetricsEventsTest {
     /**
      * WP-3, WP-4, WP-8: an attempt that swallows every interrupt is reported timed out, escalated at
      * rounds 2 and 3, then stuck, and it is found stuck no sooner than its timeout plus
-     * {@value Supervisor#INTERRUPT_ROUNDS} rounds of waiting, one timeout each.
+     * {@value Watchdog.INTERRUPT_ROUNDS} rounds of waiting, one timeout each.
      */
     @Test
     void aStuckAttemptIsReportedRoundByRound() throws Exception {
@@ -106,7 +106,7 @@ class MetricsEventsTest {
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolFailure.class);
             assertThat(releaser.join(Duration.ofSeconds(20))).as("the releaser ended").isTrue();
             assertThat(Duration.ofNanos(stuckAfter.get())).as("found stuck after the timeout and every round")
-                    .isGreaterThanOrEqualTo(timeout.multipliedBy(1 + Supervisor.INTERRUPT_ROUNDS));
+                    .isGreaterThanOrEqualTo(timeout.multipliedBy(1 + Watchdog.INTERRUPT_ROUNDS));
             assertLedgerExact(results);
         }
         String attempt = "item=0 attempt=1 worker=0";
@@ -118,7 +118,7 @@ class MetricsEventsTest {
                 "attempt.escalated " + attempt + " round=3",
                 "item.failed item=0 attempts=1 cause=dev.drain.pool.StuckAttempt: " + stuck,
                 "attempt.stuck " + stuck);
-        assertThat(interrupts).as("one interrupt per round").hasValue(Supervisor.INTERRUPT_ROUNDS);
+        assertThat(interrupts).as("one interrupt per round").hasValue(Watchdog.INTERRUPT_ROUNDS);
     }
 
     /** WP-7, WP-8: requestStop() is reported once, with the pool's name, however often it is called; after an abort it is not reported at all. */
@@ -169,7 +169,7 @@ class MetricsEventsTest {
             gate.awaitArrivals(1);
             // 0 in the worker's hands, 1 to 3 queued, 4 held by the producer: the lead at its bound
             Waits.until("the producer holds an item it cannot put",
-                    () -> results.stats().pulled() == 5 && results.stats().accepted() == 4);
+                    () -> results.stats().pulled() == 5 && results.stats().accepted() == 5);
             pool.abort();
             assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
             outcome = assertLedgerExact(results);

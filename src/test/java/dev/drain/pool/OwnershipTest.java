@@ -203,7 +203,7 @@ class OwnershipTest {
         assertThat(run.owner()).as("the run's scope is owned by the thread that called run()")
                 .isEqualTo(owner.thread().threadId());
         assertThat(run.threads()).extracting(JvmThreads.DumpedThread::name).as("the run's scope holds the driver and the watchdog")
-                .hasSize(2).anyMatch(n -> n.startsWith(name + "-driver-")).anyMatch(n -> n.startsWith(name + "-deadlines-"));
+                .hasSize(2).anyMatch(n -> n.startsWith(name + "-driver-")).anyMatch(n -> n.startsWith(name + "-watchdog-"));
         assertThat(chain.get().get(1).owner()).as("the workers' scope is owned by the driver")
                 .isEqualTo(run.threads().stream().filter(t -> t.name().startsWith(name + "-driver-")).findFirst()
                         .orElseThrow().tid());

@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * The few reads of a run's end that differ between the pool's API now and the API it had before
- * the run was structured (when {@code Results} had one type parameter and outcomes were untyped):
- * the pool properties go through here, so that {@code specs/probes/properties-on-the-old-pool.sh}
- * can run them, unchanged, against the old pool, with this file swapped for its twin in
+ * the run was structured (when {@code Results} had one type parameter, outcomes were untyped and
+ * the sink named events by strings): the pool properties go through here, so that
+ * {@code specs/probes/properties-on-the-old-pool.sh} can run them, unchanged, against the old pool, with this file swapped for its twin in
  * {@code specs/probes/old-pool/PoolApi.java}.
  */
 final class PoolApi {
@@ -31,6 +31,24 @@ final class PoolApi {
     record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
                long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
                long delivered, long maxLead) {}
+
+    /** A metrics sink that takes an event by its id ({@code "item.accepted"}), as the old API named it. */
+    @FunctionalInterface
+    interface IdSink {
+        /**
+         * Records one event.
+         *
+         * @param event the event's id
+         * @param detail the event's detail
+         * @throws Exception freely, as a {@link MetricsSink} may
+         */
+        void record(String event, String detail) throws Exception;
+    }
+
+    /** {@return the pool's sink, passing each event on to {@code sink} by its id} */
+    static MetricsSink sink(IdSink sink) {
+        return (event, detail) -> sink.record(event.id(), detail);
+    }
 
     /** {@return what the ended run's outcome and counters say} */
     static End end(Results<Integer, Integer> results) {

@@ -11,6 +11,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -72,11 +74,14 @@ final class PoolRunner {
      * @param wrongThreadCalls what the calls from another thread did (WRONG_THREAD endings)
      * @param reachedLeadBound whether the lead reached queueSize + workers + 1
      * @param endedAfterTheLastResult whether the ending came only once the results had run out
+     * @param mostHandlersAtOnce the most handlers that ran at the same moment
+     * @param outOfOrder events the sink received for an item before its {@code item.accepted}, or
+     *     after the event that settled it
      */
     record Observed(PoolApi.End end, List<Integer> results, String endThrew, Duration took, boolean hung,
                     int liveThreadsAtEnd, int newThreadsAlive, int leakedByHandlers, List<String> crossings,
                     List<String> bindingMisses, int sourceCloses, List<String> wrongThreadCalls, boolean reachedLeadBound,
-                    boolean endedAfterTheLastResult) {}
+                    boolean endedAfterTheLastResult, int mostHandlersAtOnce, List<String> outOfOrder) {}
 
     /** Runs {@code w} to its end. */
     static Observed run(PoolWorkload w) {
@@ -128,6 +133,14 @@ final class PoolRunner {
         final AtomicInteger liveThreadsAtEnd = new AtomicInteger(-1);
         final java.util.concurrent.atomic.AtomicBoolean endedAfterTheLastResult = new java.util.concurrent.atomic.AtomicBoolean();
         final @Nullable ServerSocket stalling;
+        /** Handlers running now, and the most that ever ran at once (WP-21). */
+        final AtomicInteger handlersNow = new AtomicInteger();
+        final AtomicInteger mostHandlersAtOnce = new AtomicInteger();
+        /** Each item's events so far, as the sink received them (WP-8); confined to the sink's one thread. */
+        final Map<Integer, List<String>> eventsOf = new HashMap<>();
+        /** The items whose discard, cancellation or permanent failure the sink has received; as {@code eventsOf}. */
+        final Set<Integer> settled = new HashSet<>();
+        final List<String> outOfOrder = new CopyOnWriteArrayList<>();
 
         Trial(PoolWorkload w) {
             this.w = w;
@@ -139,9 +152,12 @@ final class PoolRunner {
             }
             WorkerPool.Builder<Integer, Integer> builder = WorkerPool.<Integer, Integer>builder(this::handle)
                     .intake(w.intake()).workers(w.workers()).queueSize(w.queueSize()).itemTimeout(TIMEOUT)
-                    .maxRetries(w.maxRetries()).retryable(IOException.class).metrics(this::sink);
-            if (w.retryTimeouts()) {
-                builder.retryable(java.util.concurrent.TimeoutException.class);
+                    .maxRetries(w.maxRetries()).metrics(PoolApi.sink(this::sink));
+            if (w.maxRetries() > 0) { // retryable types mean something only with retries (WP-16)
+                builder.retryable(IOException.class);
+                if (w.retryTimeouts()) {
+                    builder.retryable(java.util.concurrent.TimeoutException.class);
+                }
             }
             this.pool = builder.build();
         }
@@ -154,8 +170,18 @@ final class PoolRunner {
             }
         }
 
-        @SuppressWarnings({"preview", "NullAway"}) // a handler forks with StructuredTaskScope; one returns null on purpose
+        @SuppressWarnings("NullAway") // one handler returns null on purpose
         private Integer handle(Integer item) throws Exception {
+            mostHandlersAtOnce.accumulateAndGet(handlersNow.incrementAndGet(), Math::max);
+            try {
+                return handleCounted(item);
+            } finally {
+                handlersNow.decrementAndGet();
+            }
+        }
+
+        @SuppressWarnings({"preview", "NullAway"}) // a handler forks with StructuredTaskScope; one returns null on purpose
+        private Integer handleCounted(Integer item) throws Exception {
             int attempt = attempts.computeIfAbsent(item, k -> new AtomicInteger()).incrementAndGet();
             ItemContext<?> context = ItemContext.current();
             if (!context.item().equals(item) || context.attempt() != attempt || LOCAL.get() != null) {
@@ -234,11 +260,39 @@ final class PoolRunner {
 
         private void sink(String event, String detail) throws Exception {
             seesTheCaller("the sink, on " + event);
+            inOrder(event, detail);
             switch (w.fault()) {
                 case SINK_THROWS_RUNTIME_EXCEPTION -> throw new IllegalStateException("the sink fails on " + event);
                 case SINK_THROWS_INTERRUPTED -> throw new InterruptedException("the sink's own, on " + event);
                 case SINK_THROWS_ERROR -> throw new AssertionError("the sink's bug, on " + event);
                 default -> { }
+            }
+        }
+
+        /**
+         * Checks that {@code event} comes in its place among its item's events: after the item's
+         * {@code item.accepted}, and before nothing that settled it (a discard, a cancellation, a
+         * permanent failure; a success settles only as the last attempt, so it is not checked here),
+         * but for {@code attempt.stuck}, which follows the failure of its item.
+         */
+        private void inOrder(String event, String detail) {
+            if (!detail.startsWith("item=")) {
+                return; // a run's event, not an item's
+            }
+            int end = detail.indexOf(' ');
+            Integer item = Integer.valueOf(detail.substring("item=".length(), end < 0 ? detail.length() : end));
+            List<String> before = eventsOf.computeIfAbsent(item, k -> new ArrayList<>());
+            if (before.isEmpty() && !event.equals("item.accepted")) {
+                outOfOrder.add("item " + item + ": " + event + " before item.accepted");
+            } else if (!before.isEmpty() && event.equals("item.accepted")) {
+                outOfOrder.add("item " + item + ": item.accepted after " + before);
+            } else if (settled.contains(item) && !event.equals("attempt.stuck")) { // stuck follows its item's failure (WP-4)
+                outOfOrder.add("item " + item + ": " + event + " after it was settled, in " + before);
+            }
+            before.add(event);
+            if (event.equals("item.discarded") || event.equals("item.failed")
+                    || event.equals("attempt.cancelled")) {
+                settled.add(item);
             }
         }
 
@@ -399,7 +453,7 @@ final class PoolRunner {
             return new Observed(ended, new ArrayList<>(results), endThrew.get(), took, hung, liveThreadsAtEnd.get(),
                     newThreadsAlive, leaked.size(), List.copyOf(crossings), List.copyOf(bindingMisses),
                     sourceCloses.get(), List.copyOf(wrongThreadCalls), ended.maxLead() >= w.leadBound(),
-                    endedAfterTheLastResult.get());
+                    endedAfterTheLastResult.get(), mostHandlersAtOnce.get(), List.copyOf(outOfOrder));
         }
 
         void releaseLeaks() {

@@ -62,7 +62,7 @@ class SinkFaultsTest {
     void interruptedExceptionWithoutAnInterruptLosesNothing() {
         AtomicInteger thrown = new AtomicInteger();
         WorkerPool<Integer, String> pool = pool((event, detail) -> {
-            if (event.equals("attempt.started")) {
+            if (event == MetricsEvent.ATTEMPT_STARTED) {
                 thrown.incrementAndGet();
                 throw new InterruptedException("the sink's own, not the pool's");
             }
@@ -85,7 +85,7 @@ class SinkFaultsTest {
     @EnumSource(ThreadKind.class)
     void errorAtTheEndIsCountedAndTheRunEnds(ThreadKind kind) {
         WorkerPool<Integer, String> pool = pool((event, detail) -> {
-            if (event.equals("pool.drained")) {
+            if (event == MetricsEvent.POOL_DRAINED) {
                 throw new AssertionError("the sink's own bug");
             }
         });
@@ -119,7 +119,7 @@ class SinkFaultsTest {
     void virtualMachineErrorEndsTheRun(ThreadKind kind) {
         StackOverflowError overflow = new StackOverflowError("the sink recursed");
         WorkerPool<Integer, String> pool = pool((event, detail) -> {
-            if (event.equals("attempt.succeeded") && detail.startsWith("item=3 ")) {
+            if (event == MetricsEvent.ATTEMPT_SUCCEEDED && detail.startsWith("item=3 ")) {
                 throw overflow;
             }
         });
@@ -144,7 +144,7 @@ class SinkFaultsTest {
         AtomicReference<@Nullable Throwable> refused = new AtomicReference<>();
         WorkerPool<Integer, String> pool = pool((event, detail) -> {
             Results<Integer, String> results = self.get();
-            if (event.equals("attempt.started") && results != null) {
+            if (event == MetricsEvent.ATTEMPT_STARTED && results != null) {
                 try {
                     results.close();
                 } catch (WrongThreadException e) {
@@ -168,7 +168,7 @@ class SinkFaultsTest {
     void sinkMayAbortTheRun() {
         AtomicReference<WorkerPool<Integer, String>> self = new AtomicReference<>();
         WorkerPool<Integer, String> pool = pool((event, detail) -> {
-            if (event.equals("attempt.succeeded") && detail.startsWith("item=" + 4 + " ")) {
+            if (event == MetricsEvent.ATTEMPT_SUCCEEDED && detail.startsWith("item=" + 4 + " ")) {
                 self.get().abort();
             }
         });
@@ -192,7 +192,7 @@ class SinkFaultsTest {
             if (seen.incrementAndGet() < 40) {
                 java.util.concurrent.locks.LockSupport.parkNanos(2_000_000); // a slow sink: the run ends before it is done
             }
-            if (event.equals("attempt.succeeded") && detail.startsWith("item=1 ")) {
+            if (event == MetricsEvent.ATTEMPT_SUCCEEDED && detail.startsWith("item=1 ")) {
                 throw overflow;
             }
         });

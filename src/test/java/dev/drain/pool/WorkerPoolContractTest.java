@@ -16,6 +16,7 @@ import dev.drain.support.Bounds;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
+import dev.drain.support.ThreadDump;
 import dev.drain.support.Waits;
 import java.io.IOException;
 import java.time.Duration;
@@ -82,7 +83,7 @@ class WorkerPoolContractTest {
         try (Results<Integer, String> results = pool.run(source)) {
             gate.awaitArrivals(2);
             Waits.until("the queue is full and the producer holds one more",
-                    () -> results.stats().accepted() == 5 && source.pulled() == 6);
+                    () -> results.stats().accepted() == 6 && source.pulled() == 6);
             pool.requestStop();
             gate.open();
             assertThat(drain(results)).hasSize(6);
@@ -226,7 +227,7 @@ class WorkerPoolContractTest {
             assertThat(results.stats().escalations()).isOne();
         }
         assertThat(interrupts).hasValue(2);
-        assertThat(sink.named("attempt.escalated")).singleElement().asString().contains("round=2");
+        assertThat(sink.named(MetricsEvent.ATTEMPT_ESCALATED)).singleElement().asString().contains("round=2");
         assertNoThreadsLeft(pool);
     }
 
@@ -257,7 +258,7 @@ class WorkerPoolContractTest {
                 .workers(1).queueSize(1).itemTimeout(TIMEOUT).metrics(sink).build();
         try (Results<Integer, String> results = pool.run(List.of(9))) {
             try {
-                Waits.until("the attempt is reported stuck", () -> sink.count("attempt.stuck") == 1);
+                Waits.until("the attempt is reported stuck", () -> sink.count(MetricsEvent.ATTEMPT_STUCK) == 1);
                 assertThat(results.stats().failed()).isOne();
                 assertThat(pool.liveThreads()).as("the stuck handler still runs").isPositive();
             } finally {
@@ -339,7 +340,7 @@ class WorkerPoolContractTest {
         CountingSource source = CountingSource.endless();
         AtomicInteger pulledWhenItFailed = new AtomicInteger(-1);
         MetricsSink sink = (event, detail) -> { // the pool reports item.failed once intake has stopped
-            if (event.equals("item.failed")) {
+            if (event == MetricsEvent.ITEM_FAILED) {
                 pulledWhenItFailed.compareAndSet(-1, source.pulled());
             }
         };
@@ -442,8 +443,8 @@ class WorkerPoolContractTest {
     }
 
     /**
-     * WP-7, WP-2 (decision 0009): a source that calls requestStop() from its own next() still has
-     * the item that call returns handled, by the producer that held it, and nothing more is pulled.
+     * WP-7, WP-2, WP-21 (decision 0026): a source that calls requestStop() from its own next() still
+     * has the item that call returns handled, by a worker, and nothing more is pulled.
      */
     @Test
     void aSourceThatStopsTheRunFromNextHasThatItemHandled() {
@@ -462,38 +463,37 @@ class WorkerPoolContractTest {
             assertThat(results.stats().pulled()).isEqualTo(3);
             assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(true));
         }
-        assertThat(sink.named("attempt.started")).as("item 2 is handled by the producer (worker -1)")
-                .contains("attempt.started item=2 attempt=1 worker=-1");
+        assertThat(sink.named(MetricsEvent.ATTEMPT_STARTED)).as("item 2 is handled by the one worker")
+                .contains("attempt.started item=2 attempt=1 worker=0");
         assertNoThreadsLeft(pool);
     }
 
     /**
-     * WP-7 (the queue intake): requestStop() wakes a producer blocked on a full intake, which puts
-     * nothing more: it handles the item it held itself (decision 0009), so the intake accepts no
-     * item after the stop. The sentinel intake cannot: its producer sees the stop only once there
-     * is room (SentinelIntake).
+     * WP-21, WP-7 (decision 0026): after requestStop(), the item the producer holds before a full
+     * intake waits for room and goes to a worker: no second handler starts while the one worker is
+     * busy, and the item is handled once.
      */
     @Test
-    void aStopWakesAProducerBlockedOnAFullIntake() throws Exception {
+    void aStopLeavesTheHeldItemToAWorker() throws Exception {
         Gate gate = new Gate();
         RecordingSink sink = new RecordingSink(false);
         WorkerPool<Integer, String> pool = pool(Workloads.behind(gate)).workers(1).queueSize(1).metrics(sink).build();
+        String put = intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE ? "ShutdownQueue.put(" : "LinkedBlockingQueue.put(";
         try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
             gate.awaitArrivals(1);
-            Waits.until("the producer holds item 2 before a full intake",
-                    () -> results.stats().pulled() == 3 && results.stats().accepted() == 2);
+            Waits.until("the producer holds item 2 before a full intake", () -> results.stats().pulled() == 3);
             pool.requestStop();
-            if (intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE) {
-                gate.awaitArrivals(1); // the producer's own attempt at item 2, while the worker still holds 0
-                assertThat(results.stats().accepted()).as("accepted after the stop").isEqualTo(2);
-            }
+            Waits.until("the producer waits, after the stop, for room for item 2",
+                    () -> results.stats().pulled() == 3 && ThreadDump.someThreadIn(pool.name() + "-producer-", put));
+            assertThat(sink.named(MetricsEvent.ATTEMPT_STARTED)).as("one handler at a time, while the worker is busy")
+                    .containsExactly("attempt.started item=0 attempt=1 worker=0");
             gate.open();
             assertThat(drain(results)).containsExactlyInAnyOrder(result(0), result(1), result(2));
             assertLedgerExact(results);
+            assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(true));
         }
-        if (intake == WorkerPool.IntakeKind.SHUTDOWN_QUEUE) {
-            assertThat(sink.named("attempt.started")).contains("attempt.started item=2 attempt=1 worker=-1");
-        }
+        assertThat(sink.named(MetricsEvent.ATTEMPT_STARTED)).containsExactly("attempt.started item=0 attempt=1 worker=0",
+                "attempt.started item=1 attempt=1 worker=0", "attempt.started item=2 attempt=1 worker=0");
         assertNoThreadsLeft(pool);
     }
 
@@ -508,7 +508,7 @@ class WorkerPoolContractTest {
             assertThat(new HashSet<>(drain(results))).isEqualTo(results(0, 100));
             assertThat(results.stats().metricsRaised()).isEqualTo(sink.size()).isPositive();
         }
-        assertThat(sink.count("attempt.started")).isEqualTo(100);
+        assertThat(sink.count(MetricsEvent.ATTEMPT_STARTED)).isEqualTo(100);
         assertNoThreadsLeft(pool);
     }
 
@@ -573,7 +573,7 @@ class WorkerPoolContractTest {
                 .itemTimeout(Bounds.WAIT).build();
         try (Results<Integer, String> results = pool.run(source)) {
             gate.awaitArrivals(2);
-            Waits.until("the queue is full", () -> results.stats().accepted() == 5 && source.pulled() == 6);
+            Waits.until("the queue is full", () -> results.stats().accepted() == 6 && source.pulled() == 6);
             pool.abort();
             PoolAborted aborted = catchThrowableOfType(PoolAborted.class, results::hasNext);
             assertThat(aborted.cancelled()).hasSize(2);
@@ -623,7 +623,7 @@ class WorkerPoolContractTest {
             second.value();
             assertThatThrownBy(results::hasNext).isInstanceOf(PoolAborted.class);
         }
-        assertThat(sink.count("pool.abort")).isOne();
+        assertThat(sink.count(MetricsEvent.POOL_ABORT)).isOne();
         assertNoThreadsLeft(pool);
     }
 
@@ -664,10 +664,15 @@ class WorkerPoolContractTest {
     @Test
     void closingEarlyEscalatesAStubbornHandler() {
         AtomicInteger interrupts = new AtomicInteger();
-        WorkerPool<Integer, String> pool = pool(Workloads.swallowing(1, interrupts, new CountDownLatch(1)))
-                .workers(1).queueSize(1).itemTimeout(TIMEOUT).build();
+        Handler<Integer, String> swallowing = Workloads.swallowing(1, interrupts, new CountDownLatch(1));
+        CountDownLatch handling = new CountDownLatch(1);
+        WorkerPool<Integer, String> pool = pool(item -> {
+            handling.countDown();
+            return swallowing.handle(item);
+        }).workers(1).queueSize(1).itemTimeout(TIMEOUT).build();
         Results<Integer, String> results = pool.run(List.of(1));
-        Waits.until("the handler runs", () -> results.stats().inFlight() == 1);
+        // the handler itself, not only its item in flight: an attempt cancelled before its thread began never runs (WP-3)
+        Waits.until("the handler runs", () -> handling.getCount() == 0);
         results.close();
         assertThat(interrupts).hasValue(2);
         assertThat(results.stats().escalations()).isOne();
@@ -769,10 +774,10 @@ class WorkerPoolContractTest {
         try (Results<Integer, String> results = pool.run(CountingSource.of(20))) {
             assertThat(drain(results)).hasSize(20);
         }
-        assertThat(sink.count("item.accepted")).isEqualTo(20);
-        assertThat(sink.count("attempt.started")).isEqualTo(20);
-        assertThat(sink.count("attempt.succeeded")).isEqualTo(20);
-        assertThat(sink.named("pool.drained")).singleElement().asString().contains("outcome=Completed");
+        assertThat(sink.count(MetricsEvent.ITEM_ACCEPTED)).isEqualTo(20);
+        assertThat(sink.count(MetricsEvent.ATTEMPT_STARTED)).isEqualTo(20);
+        assertThat(sink.count(MetricsEvent.ATTEMPT_SUCCEEDED)).isEqualTo(20);
+        assertThat(sink.named(MetricsEvent.POOL_DRAINED)).singleElement().asString().contains("outcome=Completed");
         assertNoThreadsLeft(pool);
     }
 }

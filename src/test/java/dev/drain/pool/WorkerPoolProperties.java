@@ -31,15 +31,19 @@ import org.quicktheories.QuickTheory;
  * <p>Every property draws the same workloads from the same seed, and each workload is run once per
  * test run (the observations are shared): each property judges the same runs from its side. Each
  * property also checks the coverage floors: every combination of where the fault is, how the run
- * ends and which intake carries it ran at least {@link #FLOOR} times, so a generator that drifts
- * fails instead of passing quietly. Seeded: {@code -Dqt.seed=N}, {@code -Dqt.examples=N}.
+ * ends and which intake carries it, and every fault, ran at least {@link #FLOOR} times, so a
+ * generator that drifts fails instead of passing quietly; the report prints each floor, met or
+ * missed, and the statistics of the shared workloads, once. Seeded: {@code -Dqt.seed=N},
+ * {@code -Dqt.examples=N}.
  */
 @ExtendWith(PropertyReport.class)
 class WorkerPoolProperties {
     static final long SEED = Long.getLong("qt.seed", 20261201L);
     static final int EXAMPLES = Integer.getInteger("qt.examples", 400);
-    /** How many runs every combination of fault site, ending and intake needs. */
+    /** How many runs every combination of fault site, ending and intake, and every fault, needs. */
     static final int FLOOR = Math.max(1, EXAMPLES / 300);
+    /** The name the report gives the workloads every property here draws, and prints the statistics of once. */
+    static final String WORKLOADS = "WorkerPoolProperties' workloads (seed " + SEED + ", " + EXAMPLES + " asked)";
 
     /** Every workload run so far in this JVM, and what it showed: each is run once, whichever property asks. */
     private static final Map<PoolWorkload, Observed> RUNS = new ConcurrentHashMap<>();
@@ -60,7 +64,8 @@ class WorkerPoolProperties {
         Coverage coverage = new Coverage();
         evidence.seed(SEED).requested(EXAMPLES).rerunWith("qt.seed", SEED).rerunWith("qt.examples", EXAMPLES)
                 .rerunWith("qt.shrinks", SHRINKS)
-                .fewerBecause("QuickTheories does not run a generated workload it has already tried");
+                .fewerBecause("QuickTheories does not run a generated workload it has already tried")
+                .sharedWorkloads(WORKLOADS);
         quickTheory().forAll(PoolWorkload.workloads()).checkAssert(w -> {
             Observed o = observe(w);
             coverage.count(w, o);
@@ -71,52 +76,66 @@ class WorkerPoolProperties {
         coverage.assertFloors();
     }
 
-    /** Counts what the generator produced, by fault, ending and intake, and how often the lead reached its bound. */
+    /**
+     * Counts what the generator produced, by fault, ending and intake, and how often the lead
+     * reached its bound; and holds the coverage floors, which the report prints with what met them.
+     */
     static final class Coverage {
         private final Map<String, Long> combinations = new ConcurrentHashMap<>();
+        private final Map<Fault, Long> faults = new ConcurrentHashMap<>();
+        /** What the generator drew: the same for the same seed and number of tries. */
         private final Map<String, Long> counts = new ConcurrentHashMap<>();
+        /** What the runs showed, which their threads' timing decides too. */
+        private final Map<String, Long> observed = new ConcurrentHashMap<>();
 
         void count(PoolWorkload w, Observed o) {
             combinations.merge(key(w.fault().where, w.ending(), w.intake()), 1L, Long::sum);
-            counts.merge("fault " + name(w.fault()), 1L, Long::sum);
+            faults.merge(w.fault(), 1L, Long::sum);
             counts.merge("ending " + name(w.ending()), 1L, Long::sum);
             counts.merge("consumer on a " + name(w.consumer()) + " thread", 1L, Long::sum);
-            counts.merge("runs whose lead reached queueSize + workers + 1", o.reachedLeadBound() ? 1L : 0L, Long::sum);
-            counts.merge("outcome " + o.end().outcome(), 1L, Long::sum);
-            counts.merge("runs whose ending came only after the last result", o.endedAfterTheLastResult() ? 1L : 0L,
+            observed.merge("runs whose lead reached queueSize + workers + 1", o.reachedLeadBound() ? 1L : 0L, Long::sum);
+            observed.merge("outcome " + o.end().outcome(), 1L, Long::sum);
+            observed.merge("runs whose ending came only after the last result", o.endedAfterTheLastResult() ? 1L : 0L,
                     Long::sum);
         }
 
         private static String key(Where where, Ending ending, WorkerPool.IntakeKind intake) {
-            return "combination " + name(where) + " × " + name(ending) + " × " + name(intake);
+            return name(where) + " × " + name(ending) + " × " + name(intake);
         }
 
         private static String name(Enum<?> value) {
             return value.name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
 
-        void record(Evidence evidence) {
-            combinations.forEach(evidence::count);
-            counts.forEach(evidence::count);
-        }
-
-        void assertFloors() {
-            List<String> thin = new ArrayList<>();
+        /**
+         * The floors: every combination of where the fault is, how the run ends and which intake
+         * carries it, and every fault, ran at least {@link #FLOOR} times.
+         */
+        List<Evidence.Floor> floors() {
+            List<Evidence.Floor> floors = new ArrayList<>();
             for (Where where : Where.values()) {
                 for (Ending ending : Ending.values()) {
                     for (WorkerPool.IntakeKind intake : WorkerPool.IntakeKind.values()) {
-                        String key = key(where, ending, intake);
-                        if (combinations.getOrDefault(key, 0L) < FLOOR) {
-                            thin.add(key + ": " + combinations.getOrDefault(key, 0L));
-                        }
+                        floors.add(new Evidence.Floor("fault site × ending", name(where) + " × " + name(ending),
+                                name(intake), FLOOR, combinations.getOrDefault(key(where, ending, intake), 0L)));
                     }
                 }
             }
             for (Fault fault : Fault.values()) {
-                if (counts.getOrDefault("fault " + name(fault), 0L) < FLOOR) {
-                    thin.add("fault " + name(fault) + ": " + counts.getOrDefault("fault " + name(fault), 0L));
-                }
+                floors.add(new Evidence.Floor("fault", name(fault), "runs", FLOOR, faults.getOrDefault(fault, 0L)));
             }
+            return floors;
+        }
+
+        void record(Evidence evidence) {
+            counts.forEach(evidence::count);
+            observed.forEach(evidence::observed);
+            floors().forEach(f -> evidence.floor(f.table(), f.row(), f.column(), f.needed(), f.ran()));
+        }
+
+        void assertFloors() {
+            List<String> thin = floors().stream().filter(f -> !f.met())
+                    .map(f -> f.row() + (f.column().equals("runs") ? "" : " × " + f.column()) + ": " + f.ran()).toList();
             assertThat(thin).as("combinations that ran fewer than %s times (the generator drifted)", FLOOR).isEmpty();
         }
     }
@@ -228,5 +247,21 @@ class WorkerPoolProperties {
     void sourceIsClosedExactlyOnce(Evidence evidence) {
         evidence.property("The Stream source is closed exactly once, whichever way the run ends.", "WP-16");
         forAllWorkloads(evidence, (w, o) -> assertThat(o.sourceCloses()).isOne());
+    }
+
+    /** WP-21: at no moment do more than {@code workers} handlers run, whatever the fault and the ending. */
+    @Test
+    void atMostWorkersHandlersRunAtOnce(Evidence evidence) {
+        evidence.property("At no moment do more handlers run than the pool has workers, on every ending (a stop "
+                + "with an item held by the producer included).", "WP-21");
+        forAllWorkloads(evidence, (w, o) -> assertThat(o.mostHandlersAtOnce()).isLessThanOrEqualTo(w.workers()));
+    }
+
+    /** WP-8: the sink receives each item's events in the order they happened: item.accepted first, nothing after the item is settled. */
+    @Test
+    void eachItemsEventsArriveInOrder(Evidence evidence) {
+        evidence.property("For each item, the sink receives item.accepted before any other event of the item, and "
+                + "no event of the item after its discard, cancellation or permanent failure.", "WP-8");
+        forAllWorkloads(evidence, (w, o) -> assertThat(o.outOfOrder()).isEmpty());
     }
 }

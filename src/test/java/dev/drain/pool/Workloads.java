@@ -226,19 +226,19 @@ final class Workloads {
         }
 
         @Override
-        public void record(String event, String detail) throws Exception {
-            events.add(event + " " + detail);
+        public void record(MetricsEvent event, String detail) throws Exception {
+            events.add(event.id() + " " + detail);
             if (fail) {
                 throw new IllegalStateException("this sink always fails");
             }
         }
 
-        long count(String event) {
-            return events.stream().filter(e -> e.startsWith(event + " ")).count();
+        long count(MetricsEvent event) {
+            return events.stream().filter(e -> e.startsWith(event.id() + " ")).count();
         }
 
-        List<String> named(String event) {
-            return events.stream().filter(e -> e.startsWith(event + " ")).toList();
+        List<String> named(MetricsEvent event) {
+            return events.stream().filter(e -> e.startsWith(event.id() + " ")).toList();
         }
 
         int size() {
@@ -263,8 +263,8 @@ final class Workloads {
      * outcome's lists are exactly the counters, and no more results were delivered than produced
      * (every one of them, if the consumer read to the end: {@link #assertEveryResultDelivered}).
      */
-    static RunOutcome<Integer> assertLedgerExact(Results<Integer, ?> results) {
-        RunOutcome<Integer> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
+    static <T> RunOutcome<T> assertLedgerExact(Results<T, ?> results) {
+        RunOutcome<T> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
         PoolStats stats = results.stats();
         assertThat(stats.succeeded() + stats.failed() + stats.discarded() + stats.cancelled())
                 .as("succeeded + failed + discarded + cancelled = pulled, in %s", stats).isEqualTo(stats.pulled());

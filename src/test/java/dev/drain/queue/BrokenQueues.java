@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * Deliberately broken queues, so that each verification layer can show it catches a bug: a suite
- * that passes on these would prove nothing. Each variant extends {@link ShutdownQueue} and breaks
- * one rule through its public methods only.
+ * that passes on these would prove nothing. Each variant is a {@link QueueUnderTest} over a real
+ * {@link ShutdownQueue} ({@link QueueUnderTest.Forwarding}) that overrides one operation, rewritten
+ * with the real queue's public operations, and leaves every other operation to the real queue.
  */
 final class BrokenQueues {
     private BrokenQueues() {}
@@ -28,26 +29,27 @@ final class BrokenQueues {
         SPLIT_CHECK_GET_NOWAIT;
 
         /** A new first-in-first-out queue with this variant's bug. */
-        <T> ShutdownQueue<T> create(int maxsize) {
+        <T> QueueUnderTest<T> create(int maxsize) {
+            ShutdownQueue<T> real = ShutdownQueue.fifo(maxsize);
             return switch (this) {
-                case DRAIN_FORGETS_COUNT -> new DrainForgetsCount<>(maxsize);
-                case SPLIT_CHECK_GET_NOWAIT -> new SplitCheckGetNowait<>(maxsize);
+                case DRAIN_FORGETS_COUNT -> new DrainForgetsCount<>(real);
+                case SPLIT_CHECK_GET_NOWAIT -> new SplitCheckGetNowait<>(real);
             };
         }
     }
 
-    static final class DrainForgetsCount<T> extends ShutdownQueue<T> {
-        DrainForgetsCount(int maxsize) {
-            super(maxsize);
+    static final class DrainForgetsCount<T> extends QueueUnderTest.Forwarding<T> {
+        DrainForgetsCount(ShutdownQueue<T> real) {
+            super(real);
         }
 
         @Override
         public List<T> shutdown(boolean immediate) {
-            super.shutdown(false);
+            real().shutdown(false);
             List<T> drained = new ArrayList<>();
             while (immediate) {
                 try {
-                    drained.add(getNowait()); // removes the item, but the task stays unfinished
+                    drained.add(real().getNowait()); // removes the item, but the task stays unfinished
                 } catch (QueueEmpty | QueueShutDown e) {
                     break;
                 }
@@ -56,21 +58,21 @@ final class BrokenQueues {
         }
     }
 
-    static final class SplitCheckGetNowait<T> extends ShutdownQueue<T> {
-        SplitCheckGetNowait(int maxsize) {
-            super(maxsize);
+    static final class SplitCheckGetNowait<T> extends QueueUnderTest.Forwarding<T> {
+        SplitCheckGetNowait(ShutdownQueue<T> real) {
+            super(real);
         }
 
         @Override
         public T getNowait() throws QueueShutDown, QueueEmpty {
-            if (empty()) {
+            if (real().empty()) {
                 // Bug: the queue may have been given an item and shut down since empty() looked.
-                if (isShutdown()) {
+                if (real().isShutdown()) {
                     throw new QueueShutDown();
                 }
                 throw new QueueEmpty();
             }
-            return super.getNowait();
+            return real().getNowait();
         }
     }
 }

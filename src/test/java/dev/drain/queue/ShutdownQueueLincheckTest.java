@@ -239,13 +239,14 @@ class ShutdownQueueLincheckTest {
     // ---- the operations under test --------------------------------------------------------------
 
     /**
-     * The operations Lincheck calls on the queue under test; a subclass chooses the queue. Lincheck
-     * makes a new instance of the subclass for every run, so every run starts from an empty queue.
+     * The operations Lincheck calls on the queue under test; a subclass chooses the queue (the real
+     * one, or a broken variant). Lincheck makes a new instance of the subclass for every run, so
+     * every run starts from an empty queue.
      */
     public abstract static class NonBlockingOps {
-        final ShutdownQueue<Integer> queue;
+        final QueueUnderTest<Integer> queue;
 
-        NonBlockingOps(ShutdownQueue<Integer> queue) {
+        NonBlockingOps(QueueUnderTest<Integer> queue) {
             this.queue = queue;
         }
 
@@ -298,7 +299,7 @@ class ShutdownQueueLincheckTest {
         @Validate
         public void nobodyIsLeftWaiting() {
             if (queue.waitingGetters() != 0 || queue.waitingPutters() != 0 || queue.waitingJoiners() != 0) {
-                throw new IllegalStateException("a waiter is left in line: " + queue);
+                throw new IllegalStateException("a waiter is left in line: " + queue.repr());
             }
         }
     }
@@ -306,7 +307,7 @@ class ShutdownQueueLincheckTest {
     /** The operations on a correct queue. */
     public static final class OnShutdownQueue extends NonBlockingOps {
         public OnShutdownQueue() {
-            super(new ShutdownQueue<>(MAXSIZE));
+            super(QueueUnderTest.of(new ShutdownQueue<>(MAXSIZE)));
         }
     }
 
@@ -327,7 +328,7 @@ class ShutdownQueueLincheckTest {
     /** The non-blocking operations plus the blocking ones, on a correct queue; hand-written scenarios only. */
     public static final class BlockingOps extends NonBlockingOps {
         public BlockingOps() {
-            super(new ShutdownQueue<>(MAXSIZE));
+            super(QueueUnderTest.of(new ShutdownQueue<>(MAXSIZE)));
         }
 
         @Operation(blocking = true)

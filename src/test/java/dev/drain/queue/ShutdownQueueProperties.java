@@ -136,7 +136,7 @@ class ShutdownQueueProperties {
 
     /** One operation; {@code item} is used by the puts only, {@code timeout} by the timed forms only. */
     record Op(Name name, int item, Duration timeout) {
-        @Nullable Object on(ShutdownQueue<Integer> q) throws Exception {
+        @Nullable Object on(QueueUnderTest<Integer> q) throws Exception {
             return switch (name) {
                 case SKIP -> throw new IllegalStateException("SKIP is never run");
                 case PUT_NOWAIT -> { q.putNowait(item); yield null; }
@@ -259,12 +259,17 @@ class ShutdownQueueProperties {
         }
     }
 
+    /** {@return a new real queue of the scenario's order and bound, as the layer sees it} */
+    static QueueUnderTest<Integer> realQueue(Scenario scenario) {
+        return QueueUnderTest.of(scenario.kind().<Integer>create(scenario.maxsize()));
+    }
+
     /** What can be observed of a queue between operations (SQ-17). */
     record Observed(int qsize, boolean empty, boolean full, int unfinishedTasks, boolean isShutdown,
                     List<Integer> itemsInGetOrder, String string) {
-        static Observed of(ShutdownQueue<Integer> q) {
+        static Observed of(QueueUnderTest<Integer> q) {
             return new Observed(q.qsize(), q.empty(), q.full(), q.unfinishedTasks(), q.isShutdown(),
-                    q.itemsInGetOrder(), q.toString());
+                    q.itemsInGetOrder(), q.repr());
         }
 
         static Observed of(QueueModel m) {
@@ -280,7 +285,7 @@ class ShutdownQueueProperties {
      * Runs {@code scenario} on {@code queue} and on a fresh model, asserting after every step that
      * both ended the call the same way and look the same.
      */
-    static List<Step> agreeWithModel(Scenario scenario, ShutdownQueue<Integer> queue) {
+    static List<Step> agreeWithModel(Scenario scenario, QueueUnderTest<Integer> queue) {
         QueueModel model = new QueueModel(scenario.kind(), scenario.maxsize());
         List<Step> steps = new ArrayList<>();
         for (int i = 0; i < scenario.ops().size(); i++) {
@@ -358,7 +363,7 @@ class ShutdownQueueProperties {
                 MODEL_CLAUSES).seed(SEED);
         quickTheory(evidence, examples).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario ->
                 countStatistics(evidence, scenario,
-                        agreeWithModel(scenario, scenario.kind().create(scenario.maxsize()))));
+                        agreeWithModel(scenario, realQueue(scenario))));
     }
 
     /**
@@ -402,7 +407,7 @@ class ShutdownQueueProperties {
                 + "NullPointerException and change nothing.", "SQ-16").seed(SEED);
         quickTheory(evidence, examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
             ShutdownQueue<Integer> q = scenario.kind().create(scenario.maxsize());
-            agreeWithModel(scenario, q);
+            agreeWithModel(scenario, QueueUnderTest.of(q));
             String before = q.toString();
             List<ThrowingCallable> calls = List.of(() -> q.putNowait(null), () -> q.put(null),
                     () -> q.put(1, null), () -> q.put(null, Duration.ZERO), () -> q.get(null), () -> q.join(null));
@@ -425,7 +430,7 @@ class ShutdownQueueProperties {
                 + "QueueShutDown, QueueEmpty and QueueFull the queue throws has an empty stack trace.", "SQ-19")
                 .seed(SEED);
         quickTheory(evidence, examples(300)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
-            ShutdownQueue<Integer> q = scenario.kind().create(scenario.maxsize());
+            QueueUnderTest<Integer> q = realQueue(scenario);
             for (Op op : scenario.ops()) {
                 try {
                     op.on(q);
@@ -489,11 +494,11 @@ class ShutdownQueueProperties {
                 .seed(SEED);
         quickTheory(evidence, examples(1_000)).forAll(scenarios(Generate.enumValues(QueueKind.class))).checkAssert(scenario -> {
             evidence.tries(1);
-            checkInvariants(scenario, scenario.kind().create(scenario.maxsize()), evidence);
+            checkInvariants(scenario, realQueue(scenario), evidence);
         });
     }
 
-    static void checkInvariants(Scenario scenario, ShutdownQueue<Integer> q, Evidence evidence) {
+    static void checkInvariants(Scenario scenario, QueueUnderTest<Integer> q, Evidence evidence) {
         Ledger ledger = new Ledger();
         boolean wasShutDown = false;
         for (int i = 0; i < scenario.ops().size(); i++) {
@@ -728,14 +733,14 @@ class ShutdownQueueProperties {
             assertThat(q.unfinishedTasks()).isZero();
 
             evidence.tries(1).count(s.immediate() ? "runs with an immediate shutdown" : "runs with a graceful shutdown", 1)
-                    .count("items put", acceptedItems.size())
-                    .count("items received by consumers", received.size())
-                    .count("items dropped by drains", atShutdown.drained().size())
-                    .count("puts refused by the shutdown", refusedItems.size())
-                    .count("consumers blocked in get() when the shutdown came", atShutdown.getters())
-                    .count("producers blocked in put() when the shutdown came", atShutdown.putters());
+                    .observed("items put", acceptedItems.size())
+                    .observed("items received by consumers", received.size())
+                    .observed("items dropped by drains", atShutdown.drained().size())
+                    .observed("puts refused by the shutdown", refusedItems.size())
+                    .observed("consumers blocked in get() when the shutdown came", atShutdown.getters())
+                    .observed("producers blocked in put() when the shutdown came", atShutdown.putters());
             if (atShutdown.getters() > 0) {
-                evidence.count("runs with a consumer blocked when the shutdown came", 1);
+                evidence.observed("runs with a consumer blocked when the shutdown came", 1);
             }
         } catch (QueueShutDown | QueueFull | QueueEmpty e) {
             throw new AssertionError("the held task could not be set up", e);

@@ -103,14 +103,14 @@ class ShutdownQueueStressTest {
         final LongAdder interruptsSent = new LongAdder();
 
         void report(Evidence evidence) {
-            evidence.count("puts accepted", putsAccepted.sum())
-                    .count("puts refused: QueueFull (putNowait, timed put)", putsFull.sum())
-                    .count("puts refused: QueueShutDown", putsShutDown.sum())
-                    .count("puts refused: InterruptedException", putsInterrupted.sum())
-                    .count("gets refused: QueueEmpty (getNowait, timed get)", getsEmpty.sum())
-                    .count("gets interrupted", getsInterrupted.sum())
-                    .count("timed calls", timedCalls.sum())
-                    .count("interrupts sent to workers", interruptsSent.sum());
+            evidence.observed("puts accepted", putsAccepted.sum())
+                    .observed("puts refused: QueueFull (putNowait, timed put)", putsFull.sum())
+                    .observed("puts refused: QueueShutDown", putsShutDown.sum())
+                    .observed("puts refused: InterruptedException", putsInterrupted.sum())
+                    .observed("gets refused: QueueEmpty (getNowait, timed get)", getsEmpty.sum())
+                    .observed("gets interrupted", getsInterrupted.sum())
+                    .observed("timed calls", timedCalls.sum())
+                    .observed("interrupts sent to workers", interruptsSent.sum());
         }
     }
 
@@ -195,7 +195,7 @@ class ShutdownQueueStressTest {
                 Waits.until("the joiner's start point", () ->
                         attempts.get() >= s.joinerStartPoint() || producersEnded.get() == s.producers());
                 if (!q.join(Duration.ZERO)) {
-                    evidence.count("joiners that found tasks unfinished and waited", 1);
+                    evidence.observed("joiners that found tasks unfinished and waited", 1);
                 }
                 return q.join(Bounds.WAIT);
             });
@@ -264,7 +264,7 @@ class ShutdownQueueStressTest {
                     blocked[0] = q.waitingGetters();
                     drained.addAll(q.shutdown(s.immediate()));
                 });
-                evidence.count("consumers blocked in get() when the shutdown came", blocked[0]);
+                evidence.observed("consumers blocked in get() when the shutdown came", blocked[0]);
                 if (s.secondShutdown()) {
                     int mark = receivedCount.get() + forShutdown.nextInt(0, 50);
                     Waits.until("the second shutdown point", () ->
@@ -298,9 +298,9 @@ class ShutdownQueueStressTest {
                     .count("rounds on " + threads.name().toLowerCase(java.util.Locale.ROOT) + " threads", 1)
                     .count(s.immediate() ? "rounds shut down immediately" : "rounds shut down gracefully", 1)
                     .count(s.secondShutdown() ? "rounds with a second shutdown" : "rounds with one shutdown", 1)
-                    .count("items received by consumers", received.size())
-                    .count("items dropped by drains", drained.size())
-                    .count("acknowledgements deferred to the end of the round", deferred.get())
+                    .observed("items received by consumers", received.size())
+                    .observed("items dropped by drains", drained.size())
+                    .observed("acknowledgements deferred to the end of the round", deferred.get())
                     .count("producer and consumer threads", s.producers() + s.consumers());
             return new Ledger(s, Set.copyOf(accepted), Set.copyOf(refused), List.copyOf(received),
                     List.copyOf(drained), deferred.get(), unfinished, qsize, waiters, joinedAtOnce,

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Replays one CPython-recorded scenario against a {@link ShutdownQueue}, following the step model
+ * Replays one CPython-recorded scenario against a queue (a {@link ShutdownQueue}, or one of
+ * {@link BrokenQueues} to show that the traces catch it), following the step model
  * of {@code specs/traces/FORMAT.md}: one thread per task, each step run until quiescent, and after
  * each step the completed calls and the queue's state compared with what CPython 3.13 recorded.
  *
@@ -55,7 +56,7 @@ final class TraceReplayer implements AutoCloseable {
     private static final String STOP = "stop";
     private static final Map<String, @Nullable Object> STOP_COMMAND = Map.of("op", STOP);
 
-    private final ShutdownQueue<Integer> queue;
+    private final QueueUnderTest<Integer> queue;
     private final List<Worker> workers = new ArrayList<>();
     private final ConcurrentLinkedQueue<Map<String, @Nullable Object>> reports = new ConcurrentLinkedQueue<>();
 
@@ -91,16 +92,16 @@ final class TraceReplayer implements AutoCloseable {
     }
 
     TraceReplayer(Scenario scenario, ThreadKind threads) {
-        this(scenario, threads, switch (scenario.kind()) {
-            case "fifo" -> ShutdownQueue.fifo(scenario.maxsize());
-            case "lifo" -> ShutdownQueue.lifo(scenario.maxsize());
-            case "priority" -> ShutdownQueue.priority(scenario.maxsize());
+        this(scenario, threads, QueueUnderTest.of(switch (scenario.kind()) {
+            case "fifo" -> ShutdownQueue.<Integer>fifo(scenario.maxsize());
+            case "lifo" -> ShutdownQueue.<Integer>lifo(scenario.maxsize());
+            case "priority" -> ShutdownQueue.<Integer>priority(scenario.maxsize());
             default -> throw new IllegalArgumentException("unknown kind " + scenario.kind());
-        });
+        }));
     }
 
     /** Replays {@code scenario} against {@code queue}, which must be new and of the scenario's kind. */
-    TraceReplayer(Scenario scenario, ThreadKind threads, ShutdownQueue<Integer> queue) {
+    TraceReplayer(Scenario scenario, ThreadKind threads, QueueUnderTest<Integer> queue) {
         this.queue = queue;
         for (long id = 0; id < scenario.tasks(); id++) {
             workers.add(new Worker(id, threads));
@@ -114,7 +115,7 @@ final class TraceReplayer implements AutoCloseable {
         Map<Long, Map<String, @Nullable Object>> byTask = new TreeMap<>();
         if (step.get("batch") instanceof List<?> batch) {
             List<Worker> cancelled = new ArrayList<>();
-            queue.atomically(q -> { // a batch is asyncio's synchronous run between two awaits: one step (SQ-21)
+            queue.atomically(() -> { // a batch is asyncio's synchronous run between two awaits: one step (SQ-21)
                 for (Object item : batch) {
                     Map<String, @Nullable Object> action = (Map<String, @Nullable Object>) item;
                     if (action.get("cancel") instanceof Long task) {
@@ -201,7 +202,7 @@ final class TraceReplayer implements AutoCloseable {
         state.put("items", longs(queue.itemsInGetOrder()));
         state.put("putters", (long) queue.waitingPutters());
         state.put("qsize", (long) queue.qsize());
-        state.put("repr", queue.toString());
+        state.put("repr", queue.repr());
         state.put("shutdown", queue.isShutdown());
         state.put("unfinished", (long) queue.unfinishedTasks());
         return state;
@@ -222,7 +223,7 @@ final class TraceReplayer implements AutoCloseable {
     }
 
     /** Runs one queue call as the trace describes it and reports it in the trace's shape. */
-    static Map<String, @Nullable Object> execute(ShutdownQueue<Integer> q, Object by, Map<String, @Nullable Object> action) {
+    static Map<String, @Nullable Object> execute(QueueUnderTest<Integer> q, Object by, Map<String, @Nullable Object> action) {
         String op = (String) Objects.requireNonNull(action.get("op"));
         Map<String, @Nullable Object> entry = new LinkedHashMap<>();
         entry.put("by", by);

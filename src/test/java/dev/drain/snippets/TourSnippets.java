@@ -110,21 +110,23 @@ final class TourSnippets {
 
     static void pool() {
         // @start region="pool"
-        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(n -> "item " + n + " squared is " + n * n)
-                .workers(4)                          // four items at a time
-                .queueSize(8)                        // the source is never more than 8 + 4 + 1 items ahead
-                .itemTimeout(Duration.ofSeconds(2))  // then interrupt, and again, three rounds in all
-                .retryable(IOException.class, TimeoutException.class)
-                .maxRetries(2)
-                .build();
-        try (Results<Integer, String> results = pool.run(IntStream.rangeClosed(1, 5).boxed())) {
-            while (results.hasNext()) {
-                System.out.println(results.next());  // in completion order, which may not be source order
+        { // one block: JShell takes it whole, as one snippet
+            WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(n -> "item " + n + " squared is " + n * n)
+                    .workers(4)                          // four items at a time
+                    .queueSize(8)                        // the source is never more than 8 + 4 + 1 items ahead
+                    .itemTimeout(Duration.ofSeconds(2))  // then interrupt, and again, three rounds in all
+                    .retryable(IOException.class, TimeoutException.class)
+                    .maxRetries(2)
+                    .build();
+            try (Results<Integer, String> results = pool.run(IntStream.rangeClosed(1, 5).boxed())) {
+                while (results.hasNext()) {
+                    System.out.println(results.next());  // in completion order, which may not be source order
+                }
+            } catch (PoolFailure failure) {              // only if some item failed permanently
+                System.out.println(failure.failures());
             }
-        } catch (PoolFailure failure) {              // only if some item failed permanently
-            System.out.println(failure.failures());
+            System.out.println("threads left after close: " + pool.liveThreads()); // always 0
         }
-        System.out.println("threads left after close: " + pool.liveThreads()); // always 0
         // @end
     }
 
@@ -147,14 +149,12 @@ final class TourSnippets {
         // @end
     }
 
-    /** The request a caller serves, bound around a run in the tour. */
-    static final ScopedValue<String> REQUEST_ID = ScopedValue.newInstance();
-
     static void context() throws Exception {
         // @start region="context"
+        ScopedValue<String> requestId = ScopedValue.newInstance(); // usually a static final field
         WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(
-                n -> REQUEST_ID.get() + " handled item " + n).name("tour").build();
-        ScopedValue.where(REQUEST_ID, "request-7").run(() -> {   // the caller binds its context...
+                n -> requestId.get() + " handled item " + n).name("tour").build();
+        ScopedValue.where(requestId, "request-7").run(() -> {    // the caller binds its context...
             try (Results<Integer, String> results = pool.run(List.of(1))) {
                 System.out.println(results.next());             // ...and the handler sees it: request-7 handled item 1
             }
@@ -177,7 +177,7 @@ final class TourSnippets {
             finish.countDown();
             results.forEachRemaining(result -> { });
         }
-        // tree (owned by main): tree-deadlines-1, tree-driver-2       the run's scope: the caller's
+        // tree (owned by main): tree-watchdog-1, tree-driver-2        the run's scope: the caller's
         //   tree-workers (owned by tree-driver-2): tree-worker-4        the driver's
         //     tree-attempt (owned by tree-worker-4): tree-attempt-5     a worker's, one per attempt
         // @end

@@ -2,6 +2,8 @@ package dev.drain.snippets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.jshell.DrainJShell;
+import dev.drain.support.Bounds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -9,16 +11,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every code sample of the README and the javadoc is a region of {@link TourSnippets}: compiled by
- * the build, run here, and shown in README.md exactly as it is in the source.
+ * the build, run here, shown in README.md exactly as it is in the source, and pasted into JShell as
+ * the README shows it.
  */
 class TourSnippetsTest {
     static final Path SOURCE = Path.of("src/test/java/dev/drain/snippets/TourSnippets.java");
@@ -64,13 +72,28 @@ class TourSnippetsTest {
         return blocks;
     }
 
+    /** The compiled regions, by name, in the README's order. */
+    private static final Map<String, ThrowingRunnable> COMPILED = compiled();
+
+    private static Map<String, ThrowingRunnable> compiled() {
+        Map<String, ThrowingRunnable> compiled = new LinkedHashMap<>();
+        compiled.put("queue", TourSnippets::queue);
+        compiled.put("graceful", TourSnippets::graceful);
+        compiled.put("immediate", TourSnippets::immediate);
+        compiled.put("recipe", TourSnippets::recipe);
+        compiled.put("pool", TourSnippets::pool);
+        compiled.put("stop", TourSnippets::stop);
+        compiled.put("context", TourSnippets::context);
+        compiled.put("tree", TourSnippets::tree);
+        return Collections.unmodifiableMap(compiled);
+    }
+
     /** README.md: each code block is, character for character, the compiled region it names. */
     @Test
     void readmeShowsTheCompiledRegions() throws IOException {
         Map<String, String> regions = regions();
         Map<String, String> blocks = readmeBlocks();
-        assertThat(blocks.keySet()).as("README snippets").containsExactlyInAnyOrder("queue", "graceful",
-                "immediate", "recipe", "pool", "stop", "context", "tree");
+        assertThat(blocks.keySet()).as("README snippets").containsExactlyInAnyOrderElementsOf(COMPILED.keySet());
         List<String> stale = new ArrayList<>();
         blocks.forEach((name, code) -> {
             if (!code.equals(regions.get(name))) {
@@ -136,8 +159,67 @@ class TourSnippetsTest {
         String caller = Thread.currentThread().getName();
         List<String> lines = printed(TourSnippets::tree);
         assertThat(lines).hasSize(3);
-        assertThat(lines.get(0)).isEqualTo("tree (owned by " + caller + "): tree-deadlines-1, tree-driver-2");
+        assertThat(lines.get(0)).isEqualTo("tree (owned by " + caller + "): tree-watchdog-1, tree-driver-2");
         assertThat(lines.get(1)).startsWith("  tree-workers (owned by tree-driver-2): ").contains("tree-worker-4");
         assertThat(lines.get(2)).isEqualTo("    tree-attempt (owned by tree-worker-4): tree-attempt-5");
+    }
+
+    /** The JShell the README's snippets are pasted into, one after the other; null until the first; guarded by the class. */
+    private static DrainJShell jshell;
+
+    private static synchronized DrainJShell jshell() throws IOException {
+        if (jshell == null) {
+            jshell = DrainJShell.start();
+        }
+        return jshell;
+    }
+
+    @AfterAll
+    static synchronized void closeJShell() {
+        if (jshell != null) {
+            jshell.close();
+            jshell = null;
+        }
+    }
+
+    static Stream<String> snippetNames() {
+        return COMPILED.keySet().stream();
+    }
+
+    /**
+     * README.md: the snippet, pasted alone into JShell as {@code ./jshell/drain-jshell} starts it, has no
+     * snippet rejected or throwing, and prints what its compiled region prints.
+     */
+    @ParameterizedTest
+    @MethodSource("snippetNames")
+    void readmeSnippetPastesIntoJShell(String name) throws Exception {
+        String code = readmeBlocks().get(name);
+        assertThat(code).as("the README's %s snippet", name).isNotNull();
+        DrainJShell shell = jshell();
+        shell.reset(); // what the snippets before it declared is gone: it must stand alone
+        shell.evaluate("the README's " + name + " snippet", code, Bounds.WAIT);
+
+        assertThat(shell.problems()).as("what went wrong pasting %s; it printed:%n%s", name, shell.output()).isEmpty();
+        assertThat(comparable(name, shell.output().lines().toList()))
+                .as("what %s prints in JShell, against its compiled region", name)
+                .isEqualTo(comparable(name, printed(COMPILED.get(name))));
+    }
+
+    /**
+     * What a region prints, without what changes from one run to the next: the pool's completion order,
+     * how far an endless source got before the stop, the name of the calling thread, and whether the
+     * producer of a one-item source is still alive when the tree is dumped.
+     */
+    private static List<String> comparable(String name, List<String> lines) {
+        return switch (name) {
+            case "pool" -> Stream.concat(lines.stream().filter(line -> line.startsWith("item ")).sorted(),
+                    lines.stream().filter(line -> !line.startsWith("item "))).toList();
+            case "stop" -> lines.stream().map(line -> line.replaceAll("after \\d+ items", "after N items")).toList();
+            case "tree" -> lines.stream()
+                    .map(line -> line.replaceFirst("^tree \\(owned by [^)]+\\)", "tree (owned by the caller)")
+                            .replaceAll("tree-producer-\\d+, ", ""))
+                    .toList();
+            default -> lines;
+        };
     }
 }

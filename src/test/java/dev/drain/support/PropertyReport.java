@@ -37,9 +37,12 @@ import org.junit.jupiter.params.ParameterizedTest;
  *
  * <p>The report says where it comes from (the commit, whether the tree was dirty, the date, the
  * OS, the JDK), whether it is complete (every test of every suite that uses this extension ran)
- * or partial, and for each test: the property, its clauses, the tries asked for and run and why
- * they differ, the seed, the command that reruns it alone, the result with the shrunk
- * counterexample of a failure, and the statistics it collected.
+ * or partial, and which suites it covers, each complete, partial or not run; for each test: the
+ * property, its clauses, the tries asked for and run and why they differ, the seed, the command
+ * that reruns it alone and exactly, the result with the shrunk counterexample of a failure; then
+ * the coverage floors, each met or missed, and the statistics, those of workloads several tests
+ * share ({@link Evidence#sharedWorkloads}) once. When it has written the report it prints one
+ * line naming the file, the build's last before Maven's summary of the tests.
  */
 public final class PropertyReport implements ParameterResolver, BeforeTestExecutionCallback,
         AfterTestExecutionCallback {
@@ -73,10 +76,11 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
             return rows.computeIfAbsent(suite + "#" + test, k -> new Row(suite, test));
         }
 
+        /** Writes the report, and prints the one line of the build that names it. */
         @Override
         public synchronized void close() {
             if (!rows.isEmpty()) {
-                write(List.copyOf(rows.values()));
+                System.out.println(write(List.copyOf(rows.values())).line());
             }
         }
     }
@@ -155,11 +159,23 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         return expected;
     }
 
-    /** {@return the command that reruns {@code row} alone, with what reproduces it} */
+    /** JUnit's timeout for every test, which a heavy run raises: a rerun of a heavy row needs it too. */
+    private static final String TIMEOUT = "junit.jupiter.execution.timeout.default";
+
+    /**
+     * {@return the command that reruns {@code row} alone, with what reproduces it: the test method,
+     * and the system properties the test named (seed, tries, shrinking steps, factors), and the
+     * test timeout if this run set one}
+     */
     private static String rerunCommand(Row row) {
-        String properties = row.evidence.rerunProperties().entrySet().stream()
-                .map(e -> " -D" + e.getKey() + "=" + e.getValue()).collect(Collectors.joining());
-        return "./mvnw -q test -Dtest='" + row.suite + "#" + row.test + "'" + properties;
+        Map<String, String> properties = row.evidence.rerunProperties();
+        String timeout = System.getProperty(TIMEOUT);
+        if (timeout != null && !timeout.isBlank()) {
+            properties.put(TIMEOUT, timeout);
+        }
+        return "./mvnw -q test -Dtest='" + id(row) + "'" + properties.entrySet().stream()
+                .map(e -> " -D" + e.getKey() + "=" + (e.getValue().contains(" ") ? "'" + e.getValue() + "'" : e.getValue()))
+                .collect(Collectors.joining());
     }
 
     /** {@return why the tries run differ from the tries asked for, or an empty string if they do not} */
@@ -179,11 +195,67 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         return run < requested ? "fewer than asked for, and not by a failure: a bug in the suite" : "more than asked for: a bug in the suite";
     }
 
-    private static void write(List<Row> rows) {
+    /**
+     * Statistics and floors that several rows share: the same workloads, drawn by each of them.
+     *
+     * @param label how the report names them
+     * @param rows the rows that drew them
+     * @param statistics what they counted of what the generator drew
+     * @param observed what they counted of what the runs showed (timing decides these too)
+     * @param floors their coverage floors
+     */
+    private record Shared(String label, List<Row> rows, Map<String, Long> statistics, Map<String, Long> observed,
+                          List<Evidence.Floor> floors) {}
+
+    /**
+     * The rows' shared workloads, each printed once: rows that name the same workloads and counted
+     * the same share them; a row that counted otherwise (it stopped at a failure, say) gets its own.
+     */
+    private static List<Shared> shared(List<Row> rows) {
+        Map<String, List<List<Row>>> byName = new LinkedHashMap<>();
+        for (Row row : rows) {
+            String name = row.evidence.workloadsName();
+            if (name == null) {
+                continue;
+            }
+            List<List<Row>> groups = byName.computeIfAbsent(name, k -> new ArrayList<>());
+            groups.stream().filter(g -> sameCounts(g.getFirst(), row)).findFirst()
+                    .ifPresentOrElse(g -> g.add(row), () -> groups.add(new ArrayList<>(List.of(row))));
+        }
+        List<Shared> shared = new ArrayList<>();
+        byName.forEach((name, groups) -> {
+            for (int i = 0; i < groups.size(); i++) {
+                Evidence e = groups.get(i).getFirst().evidence;
+                shared.add(new Shared(groups.size() == 1 ? name : name + ", variant " + (i + 1), List.copyOf(groups.get(i)),
+                        e.statisticsCollected(), e.observedCollected(), e.floorsRecorded()));
+            }
+        });
+        return shared;
+    }
+
+    private static boolean sameCounts(Row a, Row b) {
+        return a.evidence.statisticsCollected().equals(b.evidence.statisticsCollected())
+                && a.evidence.observedCollected().equals(b.evidence.observedCollected())
+                && a.evidence.floorsRecorded().equals(b.evidence.floorsRecorded());
+    }
+
+    private static String id(Row row) {
+        return row.suite + "#" + row.test;
+    }
+
+    /** Where the report went, for the one line the build prints. */
+    private record Written(String file, int rows, boolean complete, int notRun, int expected) {
+        String line() {
+            return "property report: " + file + " (" + rows + (rows == 1 ? " row, " : " rows, ")
+                    + (complete ? "complete)" : "partial: " + notRun + " of " + expected + " tests not run)");
+        }
+    }
+
+    private static Written write(List<Row> rows) {
         Provenance origin = Provenance.now();
         int stressFactor = Integer.getInteger("stress.factor", 1);
         Set<String> expected = expectedTests();
-        Set<String> ran = rows.stream().map(r -> r.suite + "#" + r.test).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> ran = rows.stream().map(PropertyReport::id).collect(Collectors.toCollection(TreeSet::new));
         Set<String> missing = new TreeSet<>(expected);
         missing.removeAll(ran);
         Set<String> suites = rows.stream().map(r -> r.suite).collect(Collectors.toCollection(TreeSet::new));
@@ -192,6 +264,7 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
                 ? "complete: every test of every reporting suite ran (" + String.join(", ", suites) + ")"
                 : "PARTIAL: " + ran.size() + " of " + expected.size() + " tests ran (suites: " + String.join(", ", suites)
                         + "); not run: " + String.join(", ", missing);
+        List<Shared> shared = shared(rows);
 
         StringBuilder md = new StringBuilder();
         md.append("# Property-test report").append(complete ? "" : " (partial)").append("\n\n")
@@ -201,22 +274,41 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
           .append("- JDK: ").append(origin.jdk()).append('\n')
           .append("- stress factor: ").append(stressFactor).append('\n')
           .append("- ").append(completeness).append("\n\n")
-          .append("Each row is one test method: the property it checks, the clauses of `specs/` it cites, the ")
-          .append("tries it asked for and ran (over all its invocations), the seed, the result, and its time. ")
-          .append("The command after the table reruns each row alone, with what reproduces it.\n\n")
-          .append("| suite | property | clauses | tries asked | tries run | seed | result | time |\n")
-          .append("| --- | --- | --- | ---: | ---: | --- | --- | ---: |\n");
+          .append("## Suites\n\nThe test classes that report here, and whether each ran whole.\n\n")
+          .append("| suite | tests | ran | status |\n| --- | ---: | ---: | --- |\n");
+        List<Map<String, Object>> suitesJson = new ArrayList<>();
+        Map<String, Long> expectedBySuite = new TreeMap<>();
+        expected.forEach(test -> expectedBySuite.merge(test.substring(0, test.indexOf('#')), 1L, Long::sum));
+        suites.forEach(suite -> expectedBySuite.putIfAbsent(suite, 0L));
+        expectedBySuite.forEach((suite, tests) -> {
+            long of = rows.stream().filter(r -> r.suite.equals(suite)).count();
+            String status = of == 0 ? "not run" : of >= tests ? "complete" : "partial";
+            md.append("| ").append(suite).append(" | ").append(tests).append(" | ").append(of).append(" | ").append(status)
+              .append(" |\n");
+            suitesJson.add(Map.of("suite", suite, "tests", tests, "ran", of, "status", status));
+        });
+        md.append("\n## Results\n\nEach row is one test method: the property it checks, the clauses of `specs/` it cites, ")
+          .append("the tries it asked for and ran (over all its invocations), the seed, the result, its time, and where ")
+          .append("its statistics are (the pool's properties share theirs). The command after the table reruns each row ")
+          .append("alone, with what reproduces it.\n\n")
+          .append("| test | property | clauses | tries asked | tries run | seed | result | time | statistics |\n")
+          .append("| --- | --- | --- | ---: | ---: | --- | --- | ---: | --- |\n");
         List<Map<String, @Nullable Object>> json = new ArrayList<>();
         for (Row row : rows) {
             Evidence e = row.evidence;
             String result = row.failed == 0 ? "passed" : "FAILED " + row.failed + " of " + row.invocations;
             String property = e.propertyText() == null ? row.test : e.propertyText();
             long requested = e.triesRequested();
-            md.append("| ").append(row.suite).append(" | ").append(cell(property)).append(" | ")
+            String sharedLabel = shared.stream().filter(s -> s.rows().contains(row)).map(Shared::label).findFirst()
+                    .orElse(null);
+            String statistics = sharedLabel != null ? "shared: " + sharedLabel
+                    : e.statisticsCollected().isEmpty() && e.observedCollected().isEmpty() && e.floorsRecorded().isEmpty()
+                    ? "—" : "its own, below";
+            md.append("| ").append(id(row)).append(" | ").append(cell(property)).append(" | ")
               .append(String.join(", ", e.clauseIds())).append(" | ").append(requested == 0 ? "—" : requested)
               .append(" | ").append(e.triesRun()).append(" | ")
               .append(e.seedText() == null ? "—" : "`" + e.seedText() + "`").append(" | ")
-              .append(result).append(" | ").append(seconds(row.nanos)).append(" |\n");
+              .append(result).append(" | ").append(seconds(row.nanos)).append(" | ").append(cell(statistics)).append(" |\n");
             Map<String, @Nullable Object> entry = new LinkedHashMap<>();
             entry.put("suite", row.suite);
             entry.put("test", row.test);
@@ -232,13 +324,18 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
             entry.put("result", row.failed == 0 ? "passed" : "failed");
             entry.put("counterexamples", List.copyOf(row.failures));
             entry.put("seconds", row.nanos / 1e9);
-            entry.put("statistics", e.statisticsCollected());
+            entry.put("workloads", sharedLabel);
+            entry.put("statistics", sharedLabel == null ? e.statisticsCollected() : Map.of());
+            entry.put("observed", sharedLabel == null ? e.observedCollected() : Map.of());
+            entry.put("floors", sharedLabel == null ? floorsJson(e.floorsRecorded()) : List.of());
             json.add(entry);
         }
-        md.append("\n## Reruns\n\n");
+        md.append("\n## Reruns\n\nEach command reruns one row exactly: the same test method, seed and number of ")
+          .append("tries (and shrinking steps, factors; a setting left out is the test's default), so a property ")
+          .append("draws the same cases, with the same statistics of what it drew and the same floors; what the ")
+          .append("threads' timing decides may differ. It writes `target/property-report-partial.md`.\n\n");
         for (Row row : rows) {
-            md.append("- **").append(row.suite).append(" · ").append(row.test).append("**: `").append(rerunCommand(row))
-              .append('`');
+            md.append("- **").append(id(row)).append("**: `").append(rerunCommand(row)).append('`');
             String why = whyTriesDiffer(row);
             if (!why.isEmpty()) {
                 md.append(" (tries: ").append(why).append(')');
@@ -249,18 +346,36 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         if (!failedRows.isEmpty()) {
             md.append("\n## Failures, with their shrunk counterexamples\n");
             for (Row row : failedRows) {
-                md.append("\n**").append(row.suite).append(" · ").append(row.test).append("**\n\n");
+                md.append("\n**").append(id(row)).append("**\n\n");
                 row.failures.forEach(f -> md.append("```\n").append(f).append("\n```\n"));
             }
         }
-        md.append("\n## Statistics\n");
+        List<Row> ownFloors = rows.stream().filter(r -> r.evidence.workloadsName() == null
+                && !r.evidence.floorsRecorded().isEmpty()).toList();
+        if (!ownFloors.isEmpty() || shared.stream().anyMatch(s -> !s.floors().isEmpty())) {
+            md.append("\n## Coverage floors\n\nWhat a generator must produce for its properties to count: each cell ")
+              .append("is how many runs had that combination, met or MISSED against its floor (a missed floor fails ")
+              .append("the properties that check it).\n");
+            shared.stream().filter(s -> !s.floors().isEmpty()).forEach(s -> floors(md, s.label(), s.floors()));
+            ownFloors.forEach(r -> floors(md, id(r), r.evidence.floorsRecorded()));
+        }
+        md.append("\n## Statistics\n\nFirst what the generator drew, which a rerun with the same seed and tries draws ")
+          .append("again; then, where a test tells them apart, what the runs showed, which the threads' timing decides ")
+          .append("too, so a rerun may count it differently.\n");
+        for (Shared s : shared) {
+            md.append("\n### ").append(s.label()).append("\n\nShared by ").append(s.rows().size())
+              .append(s.rows().size() == 1 ? " row" : " rows").append(", which drew the same workloads: ")
+              .append(s.rows().stream().map(PropertyReport::id).collect(Collectors.joining(", "))).append(".\n");
+            statistics(md, s.statistics(), s.observed());
+        }
         for (Row row : rows) {
             Map<String, Long> stats = row.evidence.statisticsCollected();
-            if (stats.isEmpty()) {
+            Map<String, Long> observed = row.evidence.observedCollected();
+            if ((stats.isEmpty() && observed.isEmpty()) || row.evidence.workloadsName() != null) {
                 continue;
             }
-            md.append("\n**").append(row.suite).append(" · ").append(row.test).append("**\n\n");
-            stats.forEach((name, n) -> md.append("- ").append(name).append(": ").append(n).append('\n'));
+            md.append("\n### ").append(id(row)).append('\n');
+            statistics(md, stats, observed);
         }
         Map<String, @Nullable Object> document = new LinkedHashMap<>();
         document.put("commit", origin.commit());
@@ -273,7 +388,11 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         document.put("complete", complete);
         document.put("completeness", completeness);
         document.put("notRun", List.copyOf(missing));
+        document.put("suites", suitesJson);
         document.put("rows", json);
+        document.put("workloads", shared.stream().map(s -> Map.of("name", s.label(), "rows",
+                s.rows().stream().map(PropertyReport::id).toList(), "statistics", s.statistics(), "observed", s.observed(),
+                "floors", floorsJson(s.floors()))).toList());
         // A partial run (-Dtest=...) writes beside the complete report, never over it.
         String name = complete ? "property-report" : "property-report-partial";
         try {
@@ -283,6 +402,53 @@ public final class PropertyReport implements ParameterResolver, BeforeTestExecut
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return new Written(OUTPUT.resolve(name + ".md").toString(), rows.size(), complete, missing.size(), expected.size());
+    }
+
+    /** One block of statistics: what was drawn, then, if any, what was observed. */
+    private static void statistics(StringBuilder md, Map<String, Long> drawn, Map<String, Long> observed) {
+        md.append('\n');
+        drawn.forEach((name, n) -> md.append("- ").append(name).append(": ").append(n).append('\n'));
+        if (!observed.isEmpty()) {
+            md.append("\nObserved (timing decides these too):\n\n");
+            observed.forEach((name, n) -> md.append("- ").append(name).append(": ").append(n).append('\n'));
+        }
+    }
+
+    /** The floors of one set of workloads, a table per kind: rows and columns as the floors name them. */
+    private static void floors(StringBuilder md, String owner, List<Evidence.Floor> floors) {
+        long missed = floors.stream().filter(f -> !f.met()).count();
+        md.append("\n### ").append(owner).append("\n\n").append(floors.size()).append(" floors: ")
+          .append(floors.size() - missed).append(" met, ").append(missed).append(" missed.\n");
+        Map<String, List<Evidence.Floor>> byTable = new LinkedHashMap<>();
+        floors.forEach(f -> byTable.computeIfAbsent(f.table(), k -> new ArrayList<>()).add(f));
+        byTable.forEach((table, cells) -> {
+            List<String> columns = cells.stream().map(Evidence.Floor::column).distinct().toList();
+            List<String> rowNames = cells.stream().map(Evidence.Floor::row).distinct().toList();
+            Set<Long> needed = cells.stream().map(Evidence.Floor::needed).collect(Collectors.toSet());
+            md.append("\n**").append(table).append("**")
+              .append(needed.size() == 1 ? ": each at least " + runs(needed.iterator().next()) : "").append("\n\n")
+              .append("| ").append(table).append(" | ").append(String.join(" | ", columns)).append(" |\n| ---")
+              .append(" | ---:".repeat(columns.size())).append(" |\n");
+            for (String rowName : rowNames) {
+                md.append("| ").append(rowName);
+                for (String column : columns) {
+                    md.append(" | ").append(cells.stream().filter(f -> f.row().equals(rowName) && f.column().equals(column))
+                            .findFirst().map(f -> f.ran() + (f.met() ? " met" : " MISSED")
+                                    + (needed.size() == 1 && f.met() ? "" : " (needs " + f.needed() + ")")).orElse("—"));
+                }
+                md.append(" |\n");
+            }
+        });
+    }
+
+    private static String runs(long n) {
+        return n + (n == 1 ? " run" : " runs");
+    }
+
+    private static List<Map<String, Object>> floorsJson(List<Evidence.Floor> floors) {
+        return floors.stream().map(f -> Map.<String, Object>of("table", f.table(), "row", f.row(), "column", f.column(),
+                "needed", f.needed(), "ran", f.ran(), "met", f.met())).toList();
     }
 
     private static String cell(String text) {

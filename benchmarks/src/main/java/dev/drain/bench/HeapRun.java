@@ -49,7 +49,7 @@ public final class HeapRun {
         long every = Math.max(1, items / 10);
 
         LongAdder metricChars = new LongAdder();
-        MetricsSink sink = (event, detail) -> metricChars.add(event.length() + detail.length());
+        MetricsSink sink = (event, detail) -> metricChars.add(event.id().length() + detail.length());
         WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(item -> item)
                 .workers(workers)
                 .queueSize(16)

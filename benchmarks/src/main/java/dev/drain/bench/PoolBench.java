@@ -125,7 +125,7 @@ public class PoolBench {
     private void workerPool(WorkerPool.IntakeKind intake, List<Integer> source, Handler<Integer, Integer> handler,
                             Blackhole bh) {
         LongAdder chars = metricChars;
-        MetricsSink sink = (event, detail) -> chars.add(event.length() + detail.length());
+        MetricsSink sink = (event, detail) -> chars.add(event.id().length() + detail.length());
         WorkerPool<Integer, Integer> p = WorkerPool.builder(handler)
                 .workers(workers)
                 .queueSize(QUEUE_SIZE)

@@ -199,7 +199,7 @@ public class PoolLadderBench {
                 .name("ladder");
         if (metrics) {
             LongAdder chars = metricChars;
-            MetricsSink sink = (event, detail) -> chars.add(event.length() + detail.length());
+            MetricsSink sink = (event, detail) -> chars.add(event.id().length() + detail.length());
             builder.metrics(sink);
         }
         WorkerPool<Integer, Integer> pool = builder.build();

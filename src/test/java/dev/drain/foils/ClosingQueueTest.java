@@ -1,8 +1,9 @@
-package dev.drain.queue;
+package dev.drain.foils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.drain.queue.QueueShutDown;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;

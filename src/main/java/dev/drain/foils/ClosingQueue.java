@@ -1,5 +1,7 @@
-package dev.drain.queue;
+package dev.drain.foils;
 
+import dev.drain.queue.QueueShutDown;
+import dev.drain.queue.ShutdownQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -10,9 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A queue closed the way it had to be before Python 3.13 gave {@code asyncio.Queue} its
  * {@code shutdown()}, and the way every {@link java.util.concurrent.BlockingQueue} must still be
- * closed: a closing wrapper over an {@link ArrayBlockingQueue}. It is here to be compared with
- * {@link ShutdownQueue}: what it cannot do, however carefully it is written, is what 3.13 removes
- * ({@code specs/fallback-312.md}).
+ * closed: a closing wrapper over an {@link ArrayBlockingQueue}. It is a foil, here to be compared
+ * with {@link ShutdownQueue}: what it cannot do, however carefully it is written, is what 3.13
+ * removes ({@code specs/fallback-312.md}). It throws the queue's own {@link QueueShutDown}, so that
+ * the two read the same at the call.
  *
  * <h2>What it is</h2>
  * A bounded first-in-first-out queue for a fixed number of consumers. {@link #put} blocks while

@@ -1,0 +1,61 @@
+package dev.drain.support;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a main class of the test class path in a JVM of its own, the same JDK as the tests, for
+ * the properties that only a whole process shows: that it exits, what it prints when it starts
+ * without a flag. Its output goes to files, so a child that hangs cannot block the test; a child
+ * still running after the bound is killed, and the test fails.
+ */
+public final class ChildJvm {
+    private ChildJvm() {}
+
+    /**
+     * How a child ended.
+     *
+     * @param exited whether it exited by itself within the bound (if not, it was killed)
+     * @param status its exit status, or -1 if it was killed
+     * @param out what it printed on standard output
+     * @param err what it printed on standard error
+     */
+    public record Ended(boolean exited, int status, String out, String err) {}
+
+    /** Runs {@code main} with {@code jvmFlags} and {@code args}, waiting at most {@link Bounds#WAIT}. */
+    public static Ended run(List<String> jvmFlags, Class<?> main, String... args) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(jvmFlags);
+        command.addAll(List.of("-cp", classPath, main.getName()));
+        command.addAll(List.of(args));
+        try {
+            Path out = Files.createTempFile("drain-child", ".out");
+            Path err = Files.createTempFile("drain-child", ".err");
+            try {
+                Process child = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+                boolean exited = child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
+                if (!exited) {
+                    child.destroyForcibly().waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
+                }
+                return new Ended(exited, exited ? child.exitValue() : -1, Files.readString(out), Files.readString(err));
+            } finally {
+                Files.deleteIfExists(out);
+                Files.deleteIfExists(err);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for a child JVM", e);
+        }
+    }
+}
