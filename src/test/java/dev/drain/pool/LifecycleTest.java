@@ -6,10 +6,18 @@ import static dev.drain.pool.Workloads.assertNoThreadsLeft;
 import static dev.drain.pool.Workloads.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.drain.pool.Workloads.CountingSource;
+import dev.drain.pool.Workloads.RecordingSink;
+import dev.drain.support.Bounds;
+import dev.drain.support.Waits;
+import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -119,5 +127,47 @@ class LifecycleTest {
         pool.abort();
         assertThat(results.outcome()).contains(new RunOutcome.Completed<Integer>(false));
         assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-19: an abort() while a crash is cancelling the run does nothing: the sink hears
+     * {@code pool.abort} once, for the crash, and the run still ends Crashed.
+     */
+    @Test
+    void abortAfterACrashDoesNothing() {
+        OutOfMemoryError fatal = new OutOfMemoryError("the source, at item 1");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger interrupts = new AtomicInteger();
+        Handler<Integer, String> swallowing = Workloads.swallowing(Integer.MAX_VALUE, interrupts, release);
+        RecordingSink sink = new RecordingSink(false);
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(item -> {
+            started.countDown();
+            return swallowing.handle(item);
+        }).intake(intake).workers(1).queueSize(2).metrics(sink).build();
+        Iterator<Integer> source = Workloads.calling(2, item -> {
+            if (item == 1) {
+                awaitBounded(started);
+                throw fatal; // a VirtualMachineError from the source crashes the run
+            }
+        });
+        try (Results<Integer, String> results = pool.run(source)) {
+            Waits.until("the crash interrupts the running attempt", () -> interrupts.get() > 0);
+            pool.abort(); // the run is ABORTING, by the crash, not by a request
+            release.countDown();
+            assertThat(catchThrowable(() -> drain(results))).isSameAs(fatal);
+            assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Crashed.class);
+        }
+        assertThat(sink.named(MetricsEvent.POOL_ABORT)).as("pool.abort events").hasSize(1);
+        assertNoThreadsLeft(pool);
+    }
+
+    private static void awaitBounded(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the latch opens").isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting", e);
+        }
     }
 }

@@ -10,10 +10,14 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.drain.pool.Workloads.CountingSource;
+import dev.drain.support.Bounds;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
+import dev.drain.support.Waits;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -199,6 +203,38 @@ class SinkFaultsTest {
         try (Results<Integer, String> results = pool.run(CountingSource.of(3))) {
             assertThat(catchThrowable(() -> drain(results))).as("the outcome is %s", results.outcome()).isSameAs(overflow);
             assertThat(assertLedgerExact(results)).isInstanceOf(RunOutcome.Crashed.class);
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-18, WP-12: a VirtualMachineError from the sink while the run is stopping cancels the run
+     * as an abort does: what the intake holds is discarded, the running attempt is cancelled, and
+     * the run ends Crashed with exact books.
+     */
+    @Test
+    void virtualMachineErrorWhileStoppingCancelsTheRun() {
+        OutOfMemoryError fatal = new OutOfMemoryError("the sink, on the stop");
+        CountDownLatch started = new CountDownLatch(1);
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(item -> {
+            started.countDown();
+            boolean _ = new CountDownLatch(1).await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS); // until cancelled
+            return result(item);
+        }).intake(intake).workers(1).queueSize(2).metrics((event, detail) -> {
+            if (event == MetricsEvent.POOL_STOP_REQUESTED) {
+                throw fatal;
+            }
+        }).build();
+        try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
+            Waits.until("the first attempt runs and two more items are pulled",
+                    () -> started.getCount() == 0 && results.stats().pulled() >= 3);
+            pool.requestStop();
+            assertThat(catchThrowable(() -> drain(results))).isSameAs(fatal);
+            RunOutcome<Integer> outcome = assertLedgerExact(results);
+            assertThat(outcome).isInstanceOfSatisfying(RunOutcome.Crashed.class,
+                    crashed -> assertThat(crashed.cause()).isSameAs(fatal));
+            assertThat(outcome.cancelled()).as("cancelled").containsExactly(0);
+            assertThat(outcome.discarded()).as("discarded").isNotEmpty();
         }
         assertNoThreadsLeft(pool);
     }
