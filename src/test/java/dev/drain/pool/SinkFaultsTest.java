@@ -15,9 +15,12 @@ import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
 import dev.drain.support.Waits;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -236,6 +239,50 @@ class SinkFaultsTest {
             assertThat(outcome.cancelled()).as("cancelled").containsExactly(0);
             assertThat(outcome.discarded()).as("discarded").isNotEmpty();
         }
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-8: a sink that falls behind slows the pool instead of filling the heap: with the sink
+     * blocked, the producer comes to wait for room in the sink's backlog, having pulled no more
+     * than {@code Reporter.BACKLOG + 1} items (each item's {@code item.accepted} holds room until it
+     * is delivered), though its intake has room for four times as many.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aBlockedSinkHoldsThePoolToTheBacklog(ThreadKind kind) {
+        CountDownLatch release = new CountDownLatch(1);
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake)
+                .workers(3).queueSize(4 * Reporter.BACKLOG).metrics((event, detail) -> {
+                    boolean _ = release.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS); // blocked until released
+                }).build();
+        AtomicReference<@Nullable Thread> producer = new AtomicReference<>();
+        AtomicInteger pulled = new AtomicInteger();
+        Iterator<Integer> source = Workloads.endlessCalling(item -> {
+            producer.set(Thread.currentThread());
+            pulled.incrementAndGet();
+        });
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(source)) {
+                drain(results);
+                assertEveryResultDelivered(results); // the consumer read to the end
+                return assertLedgerExact(results);
+            }
+        });
+        try {
+            // The intake never fills (it has room for 4 backlogs), so a producer waiting on a
+            // condition waits for room in the backlog; any other park of it is on a lock.
+            Waits.until("the producer waits on a condition", () -> {
+                Thread thread = producer.get();
+                return thread != null && thread.getState() == Thread.State.WAITING
+                        && LockSupport.getBlocker(thread) instanceof AbstractQueuedSynchronizer.ConditionObject;
+            });
+            assertThat(pulled.get()).as("items pulled with the sink blocked").isLessThanOrEqualTo(Reporter.BACKLOG + 1);
+        } finally {
+            release.countDown();
+            pool.requestStop();
+        }
+        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
         assertNoThreadsLeft(pool);
     }
 }
