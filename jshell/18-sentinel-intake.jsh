@@ -1,5 +1,5 @@
-// 18: the pool's two intakes side by side: SHUTDOWN_QUEUE (a ShutdownQueue: one shutdown() call) and SENTINEL (an
-// ArrayBlockingQueue with one stop marker per worker, the Python 3.12 way). Both meet the whole contract; the
+// 18: the pool's two intakes side by side: SHUTDOWN_QUEUE (a ShutdownQueue: one shutdown() call) and SENTINEL (a
+// LinkedBlockingQueue with one stop marker per worker, the Python 3.12 way). Both meet the whole contract; the
 // sentinel one by hand. specs/worker-pool.md, "The two intakes, side by side"; WP-1, WP-2, WP-7, WP-12.
 
 System.out.println("== 18 the sentinel intake beside the SHUTDOWN_QUEUE intake: same runs, same results ==");

@@ -4,7 +4,8 @@
  * {@code asyncio.Queue} shutdown semantics) and {@link dev.drain.pool} (a worker pool built on it).
  *
  * <p>Compiled with preview features of JDK 25 ({@code StructuredTaskScope}): a project that uses
- * this module compiles, tests and runs with {@code --enable-preview} on JDK 25.
+ * this module runs, and runs its tests, with {@code --enable-preview} on JDK 25; its compiler needs
+ * the flag only if its own code uses a preview API.
  *
  * <p>Two packages are compiled with the library but are not exported, and the library jar leaves
  * them out: {@code dev.drain.report}, the contract report (the project's main job), which runs

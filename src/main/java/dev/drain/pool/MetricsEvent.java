@@ -7,7 +7,10 @@ import java.util.Optional;
  * has in logs and reports ({@link #id()}, for example {@code "attempt.failed"}) and the form of its
  * detail. For each item, its events reach the sink in the order they happened: the first is
  * {@link #ITEM_ACCEPTED}, and {@link #ITEM_DISCARDED}, {@link #ATTEMPT_CANCELLED},
- * {@link #ITEM_FAILED} or the last {@link #ATTEMPT_SUCCEEDED} settles it (WP-8, WP-15).
+ * {@link #ITEM_FAILED} or the last {@link #ATTEMPT_SUCCEEDED} settles it, and comes last but for
+ * the {@link #ATTEMPT_STUCK} that follows the failure of a stuck attempt's item (WP-8, WP-15).
+ * An event whose thread waits for room in the sink's backlog when the run is cancelled is dropped
+ * ({@link MetricsSink}).
  */
 public enum MetricsEvent {
     /**
@@ -29,15 +32,18 @@ public enum MetricsEvent {
     ATTEMPT_ESCALATED("attempt.escalated"),
     /** An attempt survived every round of interrupts (WP-4's limit). Detail: the {@link StuckAttempt}'s message. */
     ATTEMPT_STUCK("attempt.stuck"),
-    /** An abort or an abandon cancelled an item's attempt. Detail: {@code item=…}. */
+    /** An abort, a crash or an abandon cancelled an item's attempt. Detail: {@code item=…}. */
     ATTEMPT_CANCELLED("attempt.cancelled"),
     /** An item failed permanently. Detail: {@code item=… attempts=… cause=…}. */
     ITEM_FAILED("item.failed"),
-    /** An abort or an abandon dropped an item before any worker took it. Detail: {@code item=…}. */
+    /** An abort, a crash or an abandon dropped an item before any worker took it. Detail: {@code item=…}. */
     ITEM_DISCARDED("item.discarded"),
     /** {@link WorkerPool#requestStop()}, its first call. Detail: the pool's name. */
     POOL_STOP_REQUESTED("pool.stop_requested"),
-    /** {@link WorkerPool#abort()}, its first call. Detail: {@code discarded=…}. */
+    /**
+     * The run is cancelled by {@link WorkerPool#abort()} (its first call) or by a crash (a
+     * {@link VirtualMachineError} on a pool thread, WP-18). Detail: {@code discarded=…}.
+     */
     POOL_ABORT("pool.abort"),
     /**
      * The run was abandoned. Detail: {@code results closed}, {@code consumer interrupted} or

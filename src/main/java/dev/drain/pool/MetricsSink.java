@@ -6,8 +6,11 @@ package dev.drain.pool;
  * they happened, never from a worker or from the caller of {@code requestStop()} or
  * {@code abort()}. Anything it throws is counted ({@link PoolStats#metricsRaised()}) and otherwise
  * ignored, and nothing it does to its thread's interrupt status matters; only a
- * {@link VirtualMachineError} ends the run. A sink much slower than the pool slows the pool. The
- * events are the constants of {@link MetricsEvent} (WP-8).
+ * {@link VirtualMachineError} ends the run. A sink much slower than the pool slows the pool: a
+ * thread of the run waits while {@code 256} events are undelivered, and if the run is cancelled
+ * (an abort, a crash, an abandon) while it waits, that event is dropped, so a slow sink may not
+ * hear every event of a cancelled run. The events are the constants of {@link MetricsEvent}
+ * (WP-8).
  */
 @FunctionalInterface
 public interface MetricsSink {

@@ -169,7 +169,7 @@ final class PoolEvents {
     @Name("dev.drain.pool.Abandon")
     @Label("Abandon")
     @Category({"drain", "Worker pool"})
-    @Description("The consumer closed the results before the end, or was interrupted while it waited")
+    @Description("The consumer closed the results before the end, was interrupted while it waited, or its owner's scope was closed under the run")
     static final class Abandon extends Event {
         @Label("Pool")
         @Nullable String pool;

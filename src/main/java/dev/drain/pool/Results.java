@@ -24,7 +24,8 @@ import java.util.Optional;
  * first waits until every thread of the run has finished, then returns {@code false} if the run
  * {@linkplain RunOutcome.Completed completed}, and throws {@link PoolFailure} if items failed
  * permanently, {@link PoolAborted} if the run was aborted, the source's exception if it failed,
- * or the {@link VirtualMachineError} that crashed it (and throws it again if called again). If
+ * or the {@link VirtualMachineError} that crashed it (an {@link IllegalStateException} for a bug
+ * in drain), and throws it again if called again. If
  * the owner is interrupted while it waits, the run is abandoned as by {@link #close()}, the
  * interrupt status is set again, and {@link java.util.concurrent.CancellationException} is thrown.
  *

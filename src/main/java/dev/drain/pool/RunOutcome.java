@@ -146,7 +146,9 @@ public sealed interface RunOutcome<T> {
 
     /**
      * A thread of the pool could not go on: a {@link VirtualMachineError} thrown by a callback that
-     * runs on one (the metrics sink, the source, an item's {@code toString}), or a bug in drain.
+     * runs on one (the metrics sink, the source), or a bug in drain. (Text built from user objects,
+     * an item's {@code toString} or an exception's message, never crashes the run: what it throws
+     * is described instead, WP-18.)
      * The run was cancelled as by {@link WorkerPool#abort()}; the iteration that reaches the end
      * throws the {@code VirtualMachineError} itself, or an {@link IllegalStateException} caused by
      * anything else.

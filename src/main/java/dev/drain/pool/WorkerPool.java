@@ -74,8 +74,10 @@ import org.jspecify.annotations.Nullable;
  * The handler, the metrics sink, the source and an item's {@code toString} may throw anything; the
  * pool never hangs on it and never loses an item's fate. A handler's throwable fails its attempt;
  * the sink's are counted; the source's end the run as {@link RunOutcome.SourceFailed}; a
- * {@link VirtualMachineError} from anything that runs on the pool's own threads ends the run as
- * {@link RunOutcome.Crashed}. {@code specs/worker-pool.md} (WP-18) lists each case.
+ * {@link VirtualMachineError} from the sink or the source ends the run as
+ * {@link RunOutcome.Crashed}. What an item's {@code toString} or an exception's message throws is
+ * only described, in place of the text: text never decides a fate.
+ * {@code specs/worker-pool.md} (WP-18) lists each case.
  *
  * <h2>Memory consistency effects</h2>
  * Actions in the thread that pulls an item from the source happen-before the attempts that handle
@@ -245,7 +247,8 @@ public final class WorkerPool<T, R> {
 
     /**
      * Configures a {@link WorkerPool}. Every setting is checked by {@link #build()}, which names
-     * each one that is invalid.
+     * each one that is invalid (a {@code null} handler or {@code itemTimeout} included); the
+     * other setters throw {@link NullPointerException} at once when given {@code null}.
      *
      * @param <T> the item type
      * @param <R> the result type
@@ -342,7 +345,8 @@ public final class WorkerPool<T, R> {
         /**
          * Sets where events are reported. The sink is called from one thread of the run's own,
          * never from a worker or from the caller of {@code requestStop()} or {@code abort()}, event
-         * by event in the order they happened; it may throw anything (see {@link MetricsSink}).
+         * by event in the order they happened (a slow sink may miss events of a cancelled run);
+         * it may throw anything (see {@link MetricsSink}).
          *
          * @param metrics the sink
          * @return this builder
