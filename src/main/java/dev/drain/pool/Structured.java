@@ -301,6 +301,13 @@ final class Structured {
         public void close() {
             scope.close();
         }
+
+        /** Test seam: {@return whether {@code owner} has an open run on record} (WP-20: none once its runs have ended) */
+        static boolean hasOpenRuns(Thread owner) {
+            synchronized (OPEN) {
+                return OPEN.containsKey(owner);
+            }
+        }
     }
 
     /**

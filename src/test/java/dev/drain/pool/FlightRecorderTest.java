@@ -22,13 +22,13 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 
-/** WP-15: a JDK Flight Recorder recording shows the pool's life: attempts, escalations, stop and abort. */
+/** WP-15: a JDK Flight Recorder recording shows the pool's life: attempts, escalations, stop, abort and abandon. */
 class FlightRecorderTest {
 
     /** Records the pool's events while {@code body} runs; returns them. */
     private static List<RecordedEvent> record(Runnable body) throws IOException {
         try (Recording recording = new Recording()) {
-            for (String event : List.of("Attempt", "Escalation", "StopRequested", "Abort")) {
+            for (String event : List.of("Attempt", "Escalation", "StopRequested", "Abort", "Abandon")) {
                 recording.enable("dev.drain.pool." + event).withThreshold(Duration.ZERO);
             }
             recording.start();
@@ -113,5 +113,26 @@ class FlightRecorderTest {
         assertThat(named(events, "Attempt")).isNotEmpty()
                 .allSatisfy(e -> assertThat(e.getString("outcome")).isEqualTo("cancelled"));
         assertNoThreadsLeft(pool);
+    }
+
+    /** WP-15, WP-13, WP-14: an abandon is an event that says whether the consumer was interrupted, or closed the results early. */
+    @Test
+    void abandonsAreRecorded() throws IOException {
+        WorkerPool<Integer, String> closed = WorkerPool.<Integer, String>builder(Workloads.echo()).workers(2).build();
+        WorkerPool<Integer, String> interrupted = WorkerPool.<Integer, String>builder(Workloads.echo()).workers(2).build();
+        List<RecordedEvent> events = record(() -> {
+            try (Results<Integer, String> results = closed.run(CountingSource.endless())) {
+                results.next();
+            }
+            try (Results<Integer, String> results = interrupted.run(CountingSource.endless())) {
+                Thread.currentThread().interrupt(); // decision 0002: hasNext() with the interrupt set is an interrupted wait
+                assertThatThrownBy(results::hasNext).isInstanceOf(java.util.concurrent.CancellationException.class);
+                assertThat(Thread.interrupted()).as("the interrupt is set again").isTrue();
+            }
+        });
+        assertThat(named(events, "Abandon")).extracting(e -> e.getString("pool") + " " + e.getBoolean("interrupted"))
+                .containsExactly(closed.name() + " false", interrupted.name() + " true");
+        assertNoThreadsLeft(closed);
+        assertNoThreadsLeft(interrupted);
     }
 }

@@ -1,0 +1,184 @@
+package dev.drain.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.drain.support.Bounds;
+import dev.drain.support.Call;
+import dev.drain.support.Spawner;
+import dev.drain.support.ThreadKind;
+import dev.drain.support.Waits;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * WP-20: {@link Structured.Boundary}, the scope a run opens on its owner's thread, on its own: which
+ * of an owner's open runs are newer than a given one, and when the JDK is closing a run's scope
+ * under it. Each test opens boundaries on an owner thread of either kind, with no run behind them:
+ * ending a run is only recorded.
+ */
+@SuppressWarnings("preview") // Structured.Boundary holds a StructuredTaskScope, a preview API in JDK 25
+class BoundaryTest {
+    private static final Structured.Threads THREADS = role -> Thread.ofPlatform().daemon(true).factory();
+
+    @RegisterExtension
+    final Spawner spawn = new Spawner();
+
+    private final List<String> ended = new CopyOnWriteArrayList<>();
+
+    private Structured.Boundary open(String name) {
+        return Structured.Boundary.open(name, THREADS, () -> ended.add(name));
+    }
+
+    /** WP-20: closing an owner's older run ends every newer one that has not ended, newest first, and never itself or an older one. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void closingAnOlderRunEndsTheNewerOnesNewestFirst(ThreadKind kind) {
+        spawn.use(kind).run("owner", () -> {
+            Structured.Boundary first = open("first");
+            Structured.Boundary second = open("second");
+            Structured.Boundary third = open("third");
+            Structured.Boundary fourth = open("fourth");
+            third.runEnded();
+            first.endNewerRuns();
+            assertThat(ended).containsExactly("fourth", "second");
+            ended.clear();
+            second.endNewerRuns();
+            assertThat(ended).containsExactly("fourth");
+            ended.clear();
+            fourth.endNewerRuns();
+            assertThat(ended).isEmpty();
+            for (Structured.Boundary boundary : List.of(fourth, third, second, first)) {
+                assertThat(Structured.Boundary.hasOpenRuns(Thread.currentThread())).isTrue();
+                boundary.runEnded();
+                boundary.awaitAll();
+                boundary.close();
+            }
+            assertThat(Structured.Boundary.hasOpenRuns(Thread.currentThread())).as("a record left once every run ended").isFalse();
+        }).value();
+    }
+
+    /**
+     * WP-20: once its owner has ended, the owner's newest open run is being closed under it, and
+     * an older one is not; one whose run has ended is not either, and an older run's end leaves
+     * the newer ones counted.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anEndedOwnerClosesItsNewestOpenRun(ThreadKind kind) {
+        List<Structured.Boundary> opened = Objects.requireNonNull(spawn.use(kind).call("owner", () -> {
+            Structured.Boundary older = open("older");
+            Structured.Boundary middle = open("middle");
+            Structured.Boundary newest = open("newest");
+            middle.runEnded(); // an older run that ended: the two others still count
+            return List.of(older, middle, newest);
+        }).value());
+        try {
+            assertThat(opened).allSatisfy(boundary -> assertThat(boundary.owner().getState()).isEqualTo(Thread.State.TERMINATED));
+            assertThat(opened.get(2).isClosedUnderIt()).as("the newest").isTrue();
+            assertThat(opened.get(1).isClosedUnderIt()).as("an ended one").isFalse();
+            assertThat(opened.get(0).isClosedUnderIt()).as("an older one").isFalse();
+            opened.get(2).runEnded();
+            assertThat(opened.get(0).isClosedUnderIt()).as("the older one, once it is the newest").isTrue();
+        } finally {
+            opened.forEach(Structured.Boundary::runEnded); // the JDK closed their scopes when the owner ended
+        }
+        assertThat(opened.get(0).isClosedUnderIt()).as("once its run has ended").isFalse();
+        assertThat(Structured.Boundary.hasOpenRuns(opened.get(0).owner())).as("a record left for the ended owner").isFalse();
+    }
+
+    /** WP-20: an owner that waits for something, as a consumer waits for a result, is not closing its run's scope. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aWaitingOwnerIsNotClosingItsRun(ThreadKind kind) throws InterruptedException {
+        CountDownLatch opened = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        List<Structured.Boundary> boundary = new CopyOnWriteArrayList<>();
+        Call<Void> owner = spawn.use(kind).run("owner", () -> {
+            Structured.Boundary only = open("only");
+            boundary.add(only);
+            opened.countDown();
+            try {
+                assertThat(done.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
+            } finally {
+                only.runEnded();
+                only.awaitAll();
+                only.close();
+            }
+        });
+        assertThat(opened.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
+        Waits.untilParked(owner.thread());
+        assertThat(boundary.getFirst().isClosedUnderIt()).isFalse();
+        done.countDown();
+        owner.value();
+    }
+
+    /**
+     * WP-14: an interrupt does not cut the owner's wait for a run's threads short: the wait ends
+     * once every forked thread has finished, the interrupt is set again on return, and a second
+     * wait returns at once.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anInterruptDoesNotCutTheWaitForTheRunsThreadsShort(ThreadKind kind) throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch forked = new CountDownLatch(1);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Call<Void> owner = spawn.use(kind).run("owner", () -> {
+            Structured.Boundary only = open("only");
+            only.fork("task", () -> {
+                forked.countDown();
+                try {
+                    if (!release.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+                        throw new AssertionError("the task was never released");
+                    }
+                } catch (InterruptedException e) {
+                    throw new AssertionError("the task was interrupted", e);
+                }
+                seen.add("task ended");
+            });
+            only.awaitAll();
+            seen.add("waited, interrupted=" + Thread.interrupted());
+            only.awaitAll();
+            seen.add("waited again");
+            only.runEnded();
+            only.close();
+        });
+        assertThat(forked.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
+        Waits.untilParked(owner.thread());
+        owner.thread().interrupt();
+        Waits.until("the owner has taken the interrupt", () -> !owner.thread().isInterrupted());
+        Waits.untilParked(owner.thread());
+        assertThat(seen).as("the owner still waits").isEmpty();
+        release.countDown();
+        owner.value();
+        assertThat(seen).containsExactly("task ended", "waited, interrupted=true", "waited again");
+    }
+
+    /** WP-20: a pool's run, whether it ends by itself or is abandoned, leaves no record of itself with the thread that ran it. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anEndedRunLeavesNoRecordWithItsOwner(ThreadKind kind) {
+        spawn.use(kind).run("owner", () -> {
+            Thread owner = Thread.currentThread();
+            for (WorkerPool.IntakeKind intake : WorkerPool.IntakeKind.values()) {
+                WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake).workers(2).queueSize(2).build();
+                try (Results<Integer, String> results = pool.run(Workloads.CountingSource.of(5))) {
+                    assertThat(Structured.Boundary.hasOpenRuns(owner)).as("while it runs").isTrue();
+                    assertThat(Workloads.drain(results)).hasSize(5);
+                    assertThat(Structured.Boundary.hasOpenRuns(owner)).as("once it has ended, " + intake).isFalse();
+                }
+                WorkerPool<Integer, String> abandoned = WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake).workers(2).queueSize(2).build();
+                try (Results<Integer, String> results = abandoned.run(Workloads.CountingSource.endless())) {
+                    results.next();
+                }
+                assertThat(Structured.Boundary.hasOpenRuns(owner)).as("once abandoned, " + intake).isFalse();
+            }
+        }).value();
+    }
+}

@@ -1,0 +1,184 @@
+package dev.drain.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.drain.support.Bounds;
+import dev.drain.support.Call;
+import dev.drain.support.Spawner;
+import dev.drain.support.ThreadKind;
+import dev.drain.support.Waits;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * WP-3, WP-4, WP-12: one {@link Watchdog.Watch}, served by the test at moments the test chooses
+ * instead of by the watchdog's loop, so that each decision of {@code serve} is checked to the
+ * nanosecond: what it sends at a moment, and when it asks to be served again. ({@link WatchdogTest}
+ * checks the same watch under the real loop, where a late look is only a late look.) The attempt is a
+ * started thread of either kind that counts the interrupts it gets until the test releases it.
+ */
+class WatchServeTest {
+    private static final long TIMEOUT = Duration.ofMillis(250).toNanos();
+    private static final long NOTHING = Long.MAX_VALUE;
+
+    @RegisterExtension
+    final Spawner spawn = new Spawner();
+
+    private final List<String> reported = new CopyOnWriteArrayList<>();
+    private final AtomicInteger stuck = new AtomicInteger();
+    private final Watchdog watchdog = new Watchdog(1, TIMEOUT, () -> false, new Watchdog.Reports() {
+        @Override
+        public void timedOut(ItemContext<?> context, @Nullable String label) {
+            reported.add("timedOut " + context.item());
+        }
+
+        @Override
+        public void escalated(ItemContext<?> context, @Nullable String label, int round) {
+            reported.add("escalated " + context.item() + " round " + round);
+        }
+    });
+    private final Watchdog.Watch watch = watchdog.watchOf(0);
+    private final ItemContext<Integer> context = new ItemContext<>(42, 1, 0);
+    private final AtomicInteger interrupts = new AtomicInteger();
+    private final CountDownLatch release = new CountDownLatch(1);
+    /** When the watch was armed: its deadline is within TIMEOUT after it, and at most {@code armedBy} + TIMEOUT. */
+    private long armedFrom;
+    private long armedBy;
+
+    /** Arms the watch and attaches a started attempt of {@code kind} that counts interrupts until released; begun if {@code begin}. */
+    private Call<Void> armed(ThreadKind kind, boolean begin) {
+        armedFrom = System.nanoTime();
+        watch.arm(context, TIMEOUT, null, stuck::incrementAndGet);
+        armedBy = System.nanoTime();
+        Call<Void> attempt = spawn.use(kind).run("attempt-served-by-the-test", () -> {
+            while (true) {
+                try {
+                    if (!release.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+                        throw new AssertionError("the attempt was never released");
+                    }
+                    return;
+                } catch (InterruptedException e) {
+                    interrupts.incrementAndGet();
+                }
+            }
+        });
+        Thread _ = watch.attach(attempt.thread());
+        if (begin) {
+            assertThat(watch.begin()).isTrue();
+        }
+        return attempt;
+    }
+
+    /** Ends the attempt (releases it, waits for it, marks it completed) and {@return the watch's verdict} */
+    private Watchdog.Verdict ended(Call<Void> attempt) {
+        release.countDown();
+        attempt.value();
+        watch.completed();
+        return watch.disarm();
+    }
+
+    private void awaitInterrupts(int expected) {
+        Waits.until(expected + " interrupts", () -> interrupts.get() >= expected);
+        assertThat(interrupts.get()).as("interrupts").isEqualTo(expected);
+    }
+
+    /** WP-3: before its deadline a watch sends nothing and asks to be served again exactly when the deadline falls due. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void beforeTheDeadlineTheWatchWaitsForIt(ThreadKind kind) {
+        Call<Void> attempt = armed(kind, true);
+        long now = System.nanoTime();
+        long next = watch.serve(now, false, watchdog);
+        assertThat(next).isBetween(armedFrom + TIMEOUT - now, armedBy + TIMEOUT - now);
+        assertThat(next).isPositive();
+        assertThat(reported).isEmpty();
+        assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.IN_TIME);
+        assertThat(interrupts).hasValue(0);
+    }
+
+    /**
+     * WP-3, WP-4: at its deadline an attempt is reported timed out and interrupted once; it is
+     * interrupted again exactly one timeout after each round, {@value Watchdog#INTERRUPT_ROUNDS}
+     * rounds in all, and one timeout after the last it is reported stuck, once, and then left alone.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aStubbornAttemptIsInterruptedRoundByRoundThenStuck(ThreadKind kind) {
+        Call<Void> attempt = armed(kind, true);
+        long at = armedBy + TIMEOUT;
+        assertThat(watch.serve(at, false, watchdog)).isEqualTo(TIMEOUT);
+        assertThat(reported).containsExactly("timedOut 42");
+        awaitInterrupts(1);
+        for (int round = 2; round <= Watchdog.INTERRUPT_ROUNDS; round++) {
+            assertThat(watch.serve(at + TIMEOUT - 1, false, watchdog)).as("a nanosecond before round " + round).isEqualTo(1);
+            assertThat(interrupts).hasValue(round - 1);
+            at += TIMEOUT;
+            assertThat(watch.serve(at, false, watchdog)).as("round " + round).isEqualTo(TIMEOUT);
+            awaitInterrupts(round);
+        }
+        assertThat(watch.serve(at + TIMEOUT - 1, false, watchdog)).isEqualTo(1);
+        assertThat(stuck).hasValue(0);
+        assertThat(watch.serve(at + TIMEOUT, false, watchdog)).isEqualTo(NOTHING);
+        assertThat(stuck).as("reported stuck").hasValue(1);
+        assertThat(watch.serve(at + 10 * TIMEOUT, true, watchdog)).isEqualTo(NOTHING);
+        assertThat(stuck).as("reported stuck once").hasValue(1);
+        assertThat(reported).containsExactly("timedOut 42", "escalated 42 round 2", "escalated 42 round 3");
+        assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.STUCK);
+        assertThat(interrupts).hasValue(Watchdog.INTERRUPT_ROUNDS);
+    }
+
+    /** WP-12: when the run is cancelling, a running attempt is interrupted at once, long before its deadline, and not reported as timed out. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aCancelledAttemptIsInterruptedAtOnce(ThreadKind kind) {
+        Call<Void> attempt = armed(kind, true);
+        long now = armedFrom;
+        assertThat(watch.serve(now, true, watchdog)).isEqualTo(TIMEOUT);
+        awaitInterrupts(1);
+        assertThat(watch.serve(now + TIMEOUT - 1, true, watchdog)).isEqualTo(1);
+        assertThat(watch.serve(now + TIMEOUT, true, watchdog)).isEqualTo(TIMEOUT);
+        awaitInterrupts(2);
+        assertThat(reported).containsExactly("escalated 42 round 2");
+        assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.CANCELLED);
+    }
+
+    /** WP-3: an attempt whose thread has not begun the handler by its deadline is timed out without an interrupt, and then never runs the handler. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAttemptThatNeverBeganIsTimedOutUninterrupted(ThreadKind kind) {
+        Call<Void> attempt = armed(kind, false);
+        long at = armedBy + TIMEOUT;
+        assertThat(watch.serve(at, false, watchdog)).isEqualTo(NOTHING);
+        assertThat(reported).containsExactly("timedOut 42");
+        assertThat(watch.begin()).as("may it run the handler").isFalse();
+        assertThat(watch.serve(at + 5 * TIMEOUT, false, watchdog)).isEqualTo(NOTHING);
+        assertThat(stuck).hasValue(0);
+        assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.TIMED_OUT);
+        assertThat(interrupts).hasValue(0);
+    }
+
+    /** WP-3: a watch whose attempt has completed, or has no thread yet, asks for nothing, whatever the time and whether the run is cancelling. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aCompletedOrUnstartedAttemptAsksForNothing(ThreadKind kind) {
+        watch.arm(context, TIMEOUT, null, stuck::incrementAndGet);
+        assertThat(watch.serve(System.nanoTime() + 2 * TIMEOUT, true, watchdog)).as("no thread attached yet").isEqualTo(NOTHING);
+        assertThat(watch.disarm()).as("an attempt whose fork failed").isEqualTo(Watchdog.Verdict.CANCELLED);
+        Call<Void> attempt = armed(kind, true);
+        release.countDown();
+        attempt.value();
+        watch.completed();
+        assertThat(watch.serve(armedBy + 2 * TIMEOUT, true, watchdog)).isEqualTo(NOTHING);
+        assertThat(reported).isEmpty();
+        assertThat(watch.disarm()).isEqualTo(Watchdog.Verdict.IN_TIME);
+        assertThat(interrupts).hasValue(0);
+    }
+}
