@@ -113,8 +113,11 @@ class WatchServeTest {
     @EnumSource(ThreadKind.class)
     void aStubbornAttemptIsInterruptedRoundByRoundThenStuck(ThreadKind kind) {
         Call<Void> attempt = armed(kind, true);
-        long at = armedBy + TIMEOUT;
-        assertThat(watch.serve(at, false, watchdog)).isEqualTo(TIMEOUT);
+        long now = System.nanoTime();
+        long at = now + watch.serve(now, false, watchdog); // the deadline itself, to the nanosecond
+        assertThat(watch.serve(at - 1, false, watchdog)).as("a nanosecond before the deadline").isEqualTo(1);
+        assertThat(reported).isEmpty();
+        assertThat(watch.serve(at, false, watchdog)).as("at the deadline").isEqualTo(TIMEOUT);
         assertThat(reported).containsExactly("timedOut 42");
         awaitInterrupts(1);
         for (int round = 2; round <= Watchdog.INTERRUPT_ROUNDS; round++) {
