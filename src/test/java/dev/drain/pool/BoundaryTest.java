@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -115,6 +116,41 @@ class BoundaryTest {
         Waits.untilParked(owner.thread());
         assertThat(boundary.getFirst().isClosedUnderIt()).isFalse();
         done.countDown();
+        owner.value();
+    }
+
+    /** WP-20: an owner that waits on a monitor (parked with no blocker, as in the JDK's forced close, but elsewhere) is not closing its run's scope. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anOwnerWaitingOnAMonitorIsNotClosingItsRun(ThreadKind kind) throws InterruptedException {
+        Object monitor = new Object();
+        boolean[] released = {false};
+        CountDownLatch opened = new CountDownLatch(1);
+        List<Structured.Boundary> boundary = new CopyOnWriteArrayList<>();
+        Call<Void> owner = spawn.use(kind).run("owner", () -> {
+            Structured.Boundary only = open("only");
+            boundary.add(only);
+            opened.countDown();
+            try {
+                synchronized (monitor) {
+                    while (!released[0]) {
+                        monitor.wait(); // WAITING with no blocker; the test notifies it
+                    }
+                }
+            } finally {
+                only.runEnded();
+                only.awaitAll();
+                only.close();
+            }
+        });
+        assertThat(opened.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
+        Waits.until("the owner waits on the monitor", () -> owner.thread().getState() == Thread.State.WAITING);
+        assertThat(LockSupport.getBlocker(owner.thread())).isNull();
+        assertThat(boundary.getFirst().isClosedUnderIt()).isFalse();
+        synchronized (monitor) {
+            released[0] = true;
+            monitor.notifyAll();
+        }
         owner.value();
     }
 
