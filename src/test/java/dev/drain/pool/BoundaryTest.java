@@ -93,19 +93,19 @@ class BoundaryTest {
         assertThat(Structured.Boundary.hasOpenRuns(opened.get(0).owner())).as("a record left for the ended owner").isFalse();
     }
 
-    /** WP-20: an owner that waits for something, as a consumer waits for a result, is not closing its run's scope. */
-    @ParameterizedTest
-    @EnumSource(ThreadKind.class)
-    void aWaitingOwnerIsNotClosingItsRun(ThreadKind kind) throws InterruptedException {
+    /** An owner thread and the one run it opened, which it ends and closes once {@code waiting} returns. */
+    private record OneRun(Call<Void> owner, Structured.Boundary boundary) {}
+
+    /** Starts an owner of {@code kind} that opens one run and then runs {@code waiting}; {@return both, once the run is open} */
+    private OneRun ownerOfOneRun(ThreadKind kind, Spawner.Action waiting) throws InterruptedException {
         CountDownLatch opened = new CountDownLatch(1);
-        CountDownLatch done = new CountDownLatch(1);
         List<Structured.Boundary> boundary = new CopyOnWriteArrayList<>();
         Call<Void> owner = spawn.use(kind).run("owner", () -> {
             Structured.Boundary only = open("only");
             boundary.add(only);
             opened.countDown();
             try {
-                assertThat(done.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
+                waiting.run();
             } finally {
                 only.runEnded();
                 only.awaitAll();
@@ -113,10 +113,19 @@ class BoundaryTest {
             }
         });
         assertThat(opened.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
-        Waits.untilParked(owner.thread());
-        assertThat(boundary.getFirst().isClosedUnderIt()).isFalse();
+        return new OneRun(owner, boundary.getFirst());
+    }
+
+    /** WP-20: an owner that waits for something, as a consumer waits for a result, is not closing its run's scope. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aWaitingOwnerIsNotClosingItsRun(ThreadKind kind) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        OneRun run = ownerOfOneRun(kind, () -> assertThat(done.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue());
+        Waits.untilParked(run.owner().thread());
+        assertThat(run.boundary().isClosedUnderIt()).isFalse();
         done.countDown();
-        owner.value();
+        run.owner().value();
     }
 
     /** WP-20: an owner that waits on a monitor (parked with no blocker, as in the JDK's forced close, but elsewhere) is not closing its run's scope. */
@@ -125,33 +134,22 @@ class BoundaryTest {
     void anOwnerWaitingOnAMonitorIsNotClosingItsRun(ThreadKind kind) throws InterruptedException {
         Object monitor = new Object();
         boolean[] released = {false};
-        CountDownLatch opened = new CountDownLatch(1);
-        List<Structured.Boundary> boundary = new CopyOnWriteArrayList<>();
-        Call<Void> owner = spawn.use(kind).run("owner", () -> {
-            Structured.Boundary only = open("only");
-            boundary.add(only);
-            opened.countDown();
-            try {
-                synchronized (monitor) {
-                    while (!released[0]) {
-                        monitor.wait(); // WAITING with no blocker; the test notifies it
-                    }
+        OneRun run = ownerOfOneRun(kind, () -> {
+            synchronized (monitor) {
+                while (!released[0]) {
+                    monitor.wait(); // WAITING with no blocker; the test notifies it
                 }
-            } finally {
-                only.runEnded();
-                only.awaitAll();
-                only.close();
             }
         });
-        assertThat(opened.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
-        Waits.until("the owner waits on the monitor", () -> owner.thread().getState() == Thread.State.WAITING);
-        assertThat(LockSupport.getBlocker(owner.thread())).isNull();
-        assertThat(boundary.getFirst().isClosedUnderIt()).isFalse();
+        Thread owner = run.owner().thread();
+        Waits.until("the owner waits on the monitor", () -> owner.getState() == Thread.State.WAITING);
+        assertThat(LockSupport.getBlocker(owner)).isNull();
+        assertThat(run.boundary().isClosedUnderIt()).isFalse();
         synchronized (monitor) {
             released[0] = true;
             monitor.notifyAll();
         }
-        owner.value();
+        run.owner().value();
     }
 
     /**
