@@ -3,6 +3,7 @@ package dev.drain.pool;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The run's books: every item pulled from the source, and the one fate each comes to (WP-2). An
@@ -19,16 +20,36 @@ import java.util.List;
  * the outcome are these books' lists, copied under the same lock that every fate is recorded
  * under. One lock guards all of it: a fate, its counter and its list change together, and
  * {@link #snapshot} and {@link #fates} see none or all of a change.
+ *
+ * <p>Each fate, once recorded, is offered to the run's {@link Settling} as its one
+ * {@link Settlement} (WP-22), outside this lock: a worker's offer may wait for the store, and the
+ * books must stay readable meanwhile. Lock order: the ledger, then the settling's lock (read by
+ * {@link #fates}); an offer takes the settling's lock alone.
  */
 final class Ledger<T> {
 
     /** The lists of the books, copied: what an outcome carries. */
-    record Fates<T>(List<ItemFailure<T>> failures, List<T> discarded, List<T> cancelled) {
+    record Fates<T>(List<ItemFailure<T>> failures, List<T> discarded, List<T> cancelled,
+                    List<Settlement<T>> unsettled, @Nullable Throwable settleFailure) {
         Fates {
             failures = List.copyOf(failures);
             discarded = List.copyOf(discarded);
             cancelled = List.copyOf(cancelled);
+            unsettled = List.copyOf(unsettled);
         }
+    }
+
+    /** Where every fate goes once it is recorded: the run's settler, if it has one. */
+    private final Settling<T> settling;
+
+    /** Books whose fates go nowhere: a run without a settler. */
+    Ledger() {
+        this(Settling.none());
+    }
+
+    /** Books whose every fate is offered to {@code settling}. */
+    Ledger(Settling<T> settling) {
+        this.settling = settling;
     }
 
     @GuardedBy("this")
@@ -81,24 +102,44 @@ final class Ledger<T> {
         inFlight++;
     }
 
-    synchronized void succeeded() {
-        inFlight--;
-        succeeded++;
+    /** A worker's item succeeded; its settlement may wait for room. */
+    void succeeded(T item) {
+        synchronized (this) {
+            inFlight--;
+            succeeded++;
+        }
+        settling.offer(new Settlement.Succeeded<>(item), true);
     }
 
-    synchronized void failed(ItemFailure<T> failure) {
-        inFlight--;
-        failures.add(failure);
+    /**
+     * An item failed permanently: on its worker ({@code mayWait}), or on the watchdog, which
+     * found its attempt stuck and must never wait.
+     */
+    void failed(ItemFailure<T> failure, boolean mayWait) {
+        synchronized (this) {
+            inFlight--;
+            failures.add(failure);
+        }
+        settling.offer(new Settlement.Failed<>(failure), mayWait);
     }
 
-    synchronized void cancelled(T item) {
-        inFlight--;
-        cancelled.add(item);
+    /** A worker's item was cancelled (the run is being cancelled, so its settlement does not wait). */
+    void cancelled(T item) {
+        synchronized (this) {
+            inFlight--;
+            cancelled.add(item);
+        }
+        settling.offer(new Settlement.Released<>(item, Settlement.Why.CANCELLED), false);
     }
 
-    /** Items dropped before any worker took them. */
-    synchronized void discarded(List<T> items) {
-        discarded.addAll(items);
+    /** Items dropped before any worker took them; never waits (an abort drops them under the lifecycle's lock). */
+    void discarded(List<T> items) {
+        synchronized (this) {
+            discarded.addAll(items);
+        }
+        for (T item : items) {
+            settling.offer(new Settlement.Released<>(item, Settlement.Why.DISCARDED), false);
+        }
     }
 
     /** The consumer received one result. */
@@ -118,8 +159,9 @@ final class Ledger<T> {
         escalations++;
     }
 
+    /** {@return the books' lists, and what the store did not acknowledge (final once the settling has finished)} */
     synchronized Fates<T> fates() {
-        return new Fates<>(failures, discarded, cancelled);
+        return new Fates<>(failures, discarded, cancelled, settling.unsettled(), settling.failure());
     }
 
     /** The counters now, with the two that live elsewhere. */

@@ -26,10 +26,11 @@ import org.jspecify.annotations.Nullable;
  * lock, so that what a transition drops is recorded in the {@link Ledger} before anyone can decide
  * the outcome. The driver ends the run in two steps: {@link #seal()} refuses every later
  * transition (a late {@code requestStop()} or {@code abort()} does nothing, as after the end), the
- * reporter then delivers every event recorded so far, and {@link #end()} decides the outcome from
- * the facts as they were at the seal, with one exception: a {@link VirtualMachineError} that the
- * metrics sink throws while those last events are delivered still makes the run
- * {@link RunOutcome.Crashed} (WP-8, WP-18). So no event of an accepted transition reaches the sink
+ * settler then settles every fate (WP-22) and the reporter delivers every event recorded so far,
+ * and {@link #end()} decides the outcome from the facts as they were at the seal, with two
+ * exceptions: a {@link VirtualMachineError} that the settler or the metrics sink throws in those
+ * last steps still makes the run {@link RunOutcome.Crashed} (WP-8, WP-18), and what the settler
+ * could not settle makes it {@link RunOutcome.Unsettled}. So no event of an accepted transition reaches the sink
  * after the outcome is decided. Lock order: this lifecycle, then the ledger, then the queues' own
  * locks; nothing takes them the other way.
  *
@@ -175,6 +176,13 @@ final class Lifecycle<T> {
         }
     }
 
+    /** The store did not acknowledge a batch of settlements: intake stops, as at a permanent failure (WP-22). */
+    synchronized void settlementFailed() {
+        if (!sealed && phase == Phase.RUNNING) {
+            stopNow();
+        }
+    }
+
     /** The source threw from {@code hasNext}, {@code next} or {@code close}: intake stops; the first failure is kept. */
     synchronized void sourceFailed(Throwable cause) {
         if (cause instanceof VirtualMachineError error) {
@@ -249,13 +257,19 @@ final class Lifecycle<T> {
         sealed = true;
     }
 
-    /** Sealed, and every event recorded before the seal delivered: → ENDED, and {@return the outcome} */
+    /**
+     * Sealed, every fate settled and every event recorded before the seal delivered: → ENDED, and
+     * {@return the outcome} (wrapped in {@link RunOutcome.Unsettled} if the store did not
+     * acknowledge every settlement, WP-22)
+     */
     synchronized RunOutcome<T> end() {
         if (!sealed || phase.compareTo(Phase.ENDED) >= 0) {
             throw new IllegalStateException("unreachable: the run ends once, after its seal; it is " + phase);
         }
         Ledger.Fates<T> fates = ledger.fates();
-        RunOutcome<T> decided = decide(fates);
+        RunOutcome<T> ended = decide(fates);
+        RunOutcome<T> decided = fates.unsettled().isEmpty() ? ended
+                : new RunOutcome.Unsettled<>(ended, fates.unsettled(), Objects.requireNonNull(fates.settleFailure()));
         phase = Phase.ENDED;
         outcome = decided;
         return decided;
@@ -346,7 +360,7 @@ final class Lifecycle<T> {
 
     /** {@return {@code first}, or {@code next} if there is none; a later, different throwable is suppressed in the first} */
     @SuppressWarnings("ReferenceEquality") // the same throwable again: a throwable cannot suppress itself
-    private static Throwable keepFirst(@Nullable Throwable first, Throwable next) {
+    static Throwable keepFirst(@Nullable Throwable first, Throwable next) {
         if (first == null) {
             return next;
         }

@@ -55,6 +55,11 @@ public enum MetricsEvent {
     /** Intake stopped while the producer waited inside the source, which threw on the interrupt. Detail: {@code cause=…}. */
     SOURCE_INTERRUPTED("source.interrupted"),
     /**
+     * The {@link Settler} threw: its batch is unsettled, and the run stops pulling (WP-22).
+     * Detail: {@code batch=… cause=…}.
+     */
+    SETTLEMENT_FAILED("settlement.failed"),
+    /**
      * The run's outcome is decided: every other thread of the run has finished. The one event that
      * comes after the decision. Detail: {@code outcome=… pulled=… succeeded=… failed=… discarded=… cancelled=…}.
      */

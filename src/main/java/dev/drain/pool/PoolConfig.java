@@ -7,14 +7,16 @@ import org.jspecify.annotations.Nullable;
 /** A pool's validated settings, shared by its run. */
 record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, int workers, int queueSize,
                         Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
-                        @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads) {
+                        @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads,
+                        @Nullable Settler<T> settler, int settleBatch) {
 
-    /** {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink} */
+    /** {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink, settler} */
     String describe() {
         String retries = maxRetries == 0 ? "none"
                 : retryable.stream().map(Class::getSimpleName).toList() + " x" + maxRetries;
         return "workers=" + workers + ", queueSize=" + queueSize + ", itemTimeout=" + itemTimeout + ", retries="
-                + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes");
+                + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes") + ", settler="
+                + (settler == null ? "no" : "yes, batches of " + settleBatch);
     }
 
     /** The longest wait the pool keeps in nanoseconds: about 73 years, far enough that a deadline never overflows. */

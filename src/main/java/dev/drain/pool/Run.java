@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  *        │               └─ attempt   the handler
  *        ├─ watchdog           a platform thread: times attempts out, cancels and escalates them,
  *        │                     watches the owner (Watchdog)
- *        └─ metrics            the Reporter: the only thread that calls the metrics sink
+ *        ├─ metrics            the Reporter: the only thread that calls the metrics sink
+ *        └─ settler            the Settling: the only thread that calls the settler (WP-22)
  * </pre>
  * The caller's {@link ScopedValue} bindings are inherited all the way down. Results travel to the
  * consumer through the outbox, a bounded {@link ShutdownQueue}: the consumer is never inside the
@@ -41,6 +42,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private final Lifecycle<T> lifecycle;
     private final Ledger<T> ledger;
     private final Reporter reporter;
+    /** Hands every fate the ledger records to the settler, on a thread of its own. */
+    private final Settling<T> settling;
     private final Supervisor<T, R> supervisor;
     /** Keeps the attempts' deadlines, and stops attempts, from a platform thread of its own. */
     private final Watchdog watchdog;
@@ -56,12 +59,14 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     /** The run's scope, once {@link #open()} has opened it; written before any thread of the run starts. */
     private volatile Structured.@Nullable Boundary boundary;
 
-    Run(PoolConfig<T, R> config, Source<T> source, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter) {
+    Run(PoolConfig<T, R> config, Source<T> source, Lifecycle<T> lifecycle, Ledger<T> ledger, Reporter reporter,
+        Settling<T> settling) {
         this.config = config;
         this.source = source;
         this.lifecycle = lifecycle;
         this.ledger = ledger;
         this.reporter = reporter;
+        this.settling = settling;
         this.watchdog = new Watchdog(config.workers(), config.itemTimeoutNanos(), lifecycle::isCancelling,
                 new WatchdogReports());
         this.supervisor = new Supervisor<>(config, lifecycle, reporter, watchdog);
@@ -83,6 +88,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         try {
             if (reporter.hasSink()) {
                 opened.fork("metrics", reporter::deliver);
+            }
+            if (settling.hasSettler()) {
+                opened.fork("settler", settling::deliver);
             }
             opened.fork("watchdog", () -> watchdog.watch(opened::isClosedUnderIt, () -> scopeClosedUnderTheRun(opened),
                     lifecycle::crashed));
@@ -125,6 +133,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     @Override
     public void cancelAttempts() {
         watchdog.wake();
+        settling.cancelled(); // a worker waiting for the store's room settles at once
     }
 
     @Override
@@ -156,17 +165,19 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
     /**
      * The run's last steps, once every producer, worker and attempt thread has finished: the
-     * lifecycle is sealed (no later stop or abort is accepted), then, with {@code flushEvents},
-     * the reporter (which must be running) delivers every event recorded so far, so that a late
-     * fatal error from the sink still ends the run as {@code Crashed}, and only then is the
-     * outcome decided (WP-8, decision 0014).
+     * lifecycle is sealed (no later stop or abort is accepted, and no fate can be recorded), the
+     * settler settles every fate (WP-22), then, with {@code threadsStarted}, the reporter (which
+     * must be running) delivers every event recorded so far, so that a late fatal error from the
+     * sink or the settler still ends the run as {@code Crashed}, and only then is the outcome
+     * decided (WP-8, decision 0014).
      */
-    private void finish(boolean flushEvents) {
+    private void finish(boolean threadsStarted) {
         try {
             closeSource(); // if the producer never ran
             discard(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
             lifecycle.seal();
-            if (flushEvents) {
+            settling.finish(threadsStarted);
+            if (threadsStarted) {
                 reporter.flush();
             }
             RunOutcome<T> outcome = lifecycle.end();
@@ -391,7 +402,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
         void succeeded() {
             settle();
-            ledger.succeeded();
+            ledger.succeeded(item);
         }
 
         void cancelled() {
@@ -402,7 +413,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
         void failed(int attempts, Throwable cause) {
             settle();
-            ledger.failed(new ItemFailure<>(item, attempts, cause));
+            ledger.failed(new ItemFailure<>(item, attempts, cause), true);
             lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains
             reporter.record(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(item) + " attempts=" + attempts
                     + " cause=" + Text.of(cause));
@@ -415,7 +426,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         void stuck(ItemContext<T> context) {
             settle();
             StuckAttempt cause = new StuckAttempt(context, Watchdog.INTERRUPT_ROUNDS, config.itemTimeout());
-            ledger.failed(new ItemFailure<>(item, context.attempt(), cause));
+            ledger.failed(new ItemFailure<>(item, context.attempt(), cause), false);
             lifecycle.itemFailed();
             reporter.recordNow(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(item) + " attempts="
                     + context.attempt() + " cause=" + Text.of(cause));

@@ -7,7 +7,8 @@ import java.util.List;
  * through {@link Results#outcome()} once the run is over; the iteration that reaches the end turns
  * it into what the consumer sees: nothing for {@link Completed} and {@link Abandoned}, a
  * {@link PoolFailure} for {@link Failed}, a {@link PoolAborted} for {@link Aborted}, the source's
- * exception for {@link SourceFailed}, and the error for {@link Crashed}.
+ * exception for {@link SourceFailed}, the error for {@link Crashed}, and a {@link PoolUnsettled}
+ * for {@link Unsettled} (a run whose {@link Settler} failed, around how the run itself ended).
  *
  * <p>Every outcome answers {@link #failures()}, {@link #discarded()} and {@link #cancelled()}
  * (empty where that outcome has none), and these lists are exactly the run's books: their sizes
@@ -30,6 +31,11 @@ public sealed interface RunOutcome<T> {
 
     /** {@return the items whose attempts an abort or an abandon cancelled} */
     default List<T> cancelled() {
+        return List.of();
+    }
+
+    /** {@return the settlements the run's {@link Settler} did not acknowledge (WP-22); empty but in {@link Unsettled}} */
+    default List<Settlement<T>> unsettled() {
         return List.of();
     }
 
@@ -166,6 +172,48 @@ public sealed interface RunOutcome<T> {
             discarded = List.copyOf(discarded);
             cancelled = List.copyOf(cancelled);
             failures = List.copyOf(failures);
+        }
+    }
+
+    /**
+     * The run ended as {@code ended} says, but its {@link Settler} did not acknowledge every
+     * settlement (WP-22): some call threw, or threw a {@link VirtualMachineError} (then
+     * {@code ended} is {@link Crashed}). A store that delivered these items still holds them as
+     * claimed: they are neither done nor released, and come back once its claim expires. Never a
+     * success; the iteration that reaches the end throws a {@link PoolUnsettled} (or the
+     * {@code VirtualMachineError}).
+     *
+     * @param ended how the run itself ended: every other outcome, never another {@code Unsettled}
+     * @param unsettled exactly the settlements not acknowledged, in the order they were offered
+     * @param cause what the first failing call threw; later causes are suppressed in it
+     * @param <T> the item type
+     */
+    record Unsettled<T>(RunOutcome<T> ended, List<Settlement<T>> unsettled, Throwable cause)
+            implements RunOutcome<T> {
+        /** Copies the list; refuses an {@code Unsettled} inside another, and an empty list. */
+        public Unsettled {
+            if (ended instanceof Unsettled<T>) {
+                throw new IllegalArgumentException("an Unsettled outcome inside another");
+            }
+            if (unsettled.isEmpty()) {
+                throw new IllegalArgumentException("an Unsettled outcome with every settlement acknowledged");
+            }
+            unsettled = List.copyOf(unsettled);
+        }
+
+        @Override
+        public List<ItemFailure<T>> failures() {
+            return ended.failures();
+        }
+
+        @Override
+        public List<T> discarded() {
+            return ended.discarded();
+        }
+
+        @Override
+        public List<T> cancelled() {
+            return ended.cancelled();
         }
     }
 }

@@ -144,19 +144,19 @@ final class RunResults<T, R> implements Results<T, R> {
         next = null;
         if (endFailure == null && endError == null) {
             RunOutcome<T> outcome = Objects.requireNonNull(lifecycle.outcome(), "the outcome is decided before the run's threads finish");
-            switch (outcome) {
-                case RunOutcome.Completed<T> c -> { }
-                case RunOutcome.Abandoned<T> a -> { }
-                case RunOutcome.Failed<T> f -> endFailure = new PoolFailure(f.failures());
-                case RunOutcome.Aborted<T> a -> endFailure = new PoolAborted(a);
-                case RunOutcome.SourceFailed<T> s -> rethrowLater(s.cause());
-                case RunOutcome.Crashed<T> c -> {
-                    if (c.cause() instanceof VirtualMachineError error) {
-                        endError = error;
-                    } else {
-                        endFailure = new IllegalStateException("a thread of the pool failed (a bug in drain)", c.cause());
+            if (outcome instanceof RunOutcome.Unsettled<T> u) {
+                throwLater(u.ended());
+                if (!(endError instanceof VirtualMachineError)) { // the JVM's trouble comes first, as it is
+                    PoolUnsettled unsettled = new PoolUnsettled(u);
+                    Throwable ended = endFailure != null ? endFailure : endError;
+                    if (ended != null) {
+                        unsettled.addSuppressed(ended);
                     }
+                    endFailure = unsettled;
+                    endError = null;
                 }
+            } else {
+                throwLater(outcome);
             }
         }
         if (endError != null) {
@@ -166,6 +166,25 @@ final class RunResults<T, R> implements Results<T, R> {
             throw endFailure;
         }
         return false;
+    }
+
+    /** Sets what the end of the iteration throws for {@code outcome} (never {@link RunOutcome.Unsettled}): nothing, or one throwable. */
+    private void throwLater(RunOutcome<T> outcome) {
+        switch (outcome) {
+            case RunOutcome.Completed<T> c -> { }
+            case RunOutcome.Abandoned<T> a -> { }
+            case RunOutcome.Failed<T> f -> endFailure = new PoolFailure(f.failures());
+            case RunOutcome.Aborted<T> a -> endFailure = new PoolAborted(a);
+            case RunOutcome.SourceFailed<T> s -> rethrowLater(s.cause());
+            case RunOutcome.Crashed<T> c -> {
+                if (c.cause() instanceof VirtualMachineError error) {
+                    endError = error;
+                } else {
+                    endFailure = new IllegalStateException("a thread of the pool failed (a bug in drain)", c.cause());
+                }
+            }
+            case RunOutcome.Unsettled<T> u -> throw new IllegalStateException("unreachable: an Unsettled inside another");
+        }
     }
 
     /** What the source threw, as the end of the iteration throws it: unchecked as it is, checked wrapped. */

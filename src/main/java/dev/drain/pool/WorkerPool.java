@@ -107,16 +107,21 @@ public final class WorkerPool<T, R> {
 
     private final PoolConfig<T, R> config;
     /** The run's books, kept from the pool's creation: a pool runs once. */
-    private final Ledger<T> ledger = new Ledger<>();
+    private final Ledger<T> ledger;
     private final Reporter reporter;
+    /** Where the ledger's fates go: the settler, if there is one (WP-22). */
+    private final Settling<T> settling;
     /** The run's one state, from NEW to CLOSED; every transition is a method of it. */
     private final Lifecycle<T> lifecycle;
 
     private WorkerPool(PoolConfig<T, R> config) {
         this.config = config;
         this.reporter = new Reporter(config.metrics());
+        this.settling = new Settling<>(config.settler(), config.settleBatch(), reporter);
+        this.ledger = new Ledger<>(settling);
         this.lifecycle = new Lifecycle<>(config.name(), ledger, reporter);
         this.reporter.attach(lifecycle);
+        this.settling.attach(lifecycle);
     }
 
     /**
@@ -126,7 +131,7 @@ public final class WorkerPool<T, R> {
      * @param <T> the item type
      * @param <R> the result type
      * @return a builder with the defaults: 4 workers, a queue of 16, a 30-second item timeout,
-     *     nothing retryable, the {@code SHUTDOWN_QUEUE} intake, no metrics
+     *     nothing retryable, the {@code SHUTDOWN_QUEUE} intake, no metrics, no settler
      */
     public static <T, R> Builder<T, R> builder(Handler<? super T, ? extends R> handle) {
         return new Builder<>(handle);
@@ -177,7 +182,7 @@ public final class WorkerPool<T, R> {
     private Results<T, R> start(Source<T> source) {
         Run<T, R> run;
         try {
-            run = new Run<>(config, source, lifecycle, ledger, reporter);
+            run = new Run<>(config, source, lifecycle, ledger, reporter, settling);
             lifecycle.start(run);
         } catch (Throwable e) { // a second run, or the JVM out of memory: the run never started
             source.close(); // the source was handed to the pool: it is closed on every path
@@ -212,7 +217,7 @@ public final class WorkerPool<T, R> {
 
     /**
      * {@return the pool's settings in one line}, for example {@code workers=2, queueSize=2,
-     * itemTimeout=PT0.1S, retries=[TimeoutException] x1, intake=SHUTDOWN_QUEUE, metrics=yes}
+     * itemTimeout=PT0.1S, retries=[TimeoutException] x1, intake=SHUTDOWN_QUEUE, metrics=yes, settler=no}
      */
     public String settings() {
         return config.describe();
@@ -262,6 +267,12 @@ public final class WorkerPool<T, R> {
          */
         public static final int MAX_WORKERS = 100_000;
 
+        /** How many settlements a {@link Settler} is given at most per call, unless {@link #settleBatch} says otherwise. */
+        public static final int DEFAULT_SETTLE_BATCH = 64;
+
+        /** The largest {@link #settleBatch}: the workers may be {@code 4 ×} this many settlements ahead of the store. */
+        public static final int MAX_SETTLE_BATCH = 10_000;
+
         private final @Nullable Handler<? super T, ? extends R> handler;
         private int workers = 4;
         private int queueSize = 16;
@@ -271,6 +282,10 @@ public final class WorkerPool<T, R> {
         private @Nullable MetricsSink metrics;
         private IntakeKind intake = IntakeKind.SHUTDOWN_QUEUE;
         private @Nullable String name;
+        private @Nullable Settler<T> settler;
+        private int settleBatch = DEFAULT_SETTLE_BATCH;
+        /** Whether {@link #settleBatch} was called: it needs a settler. */
+        private boolean settleBatchSet;
 
         private Builder(@Nullable Handler<? super T, ? extends R> handler) {
             this.handler = handler;
@@ -357,6 +372,36 @@ public final class WorkerPool<T, R> {
         }
 
         /**
+         * Sets where every item's fate is settled durably: each item the run pulls is handed to
+         * {@code settler} exactly once, with the fate its books recorded (succeeded, failed, or
+         * released unfinished), in batches, from a thread of the run's own (see {@link Settler}).
+         * The run ends only once every settlement has been offered and answered; if the settler
+         * throws, the run stops pulling and ends as {@link RunOutcome.Unsettled}, naming what
+         * the store did not acknowledge (WP-22).
+         *
+         * @param settler the settler
+         * @return this builder
+         */
+        public Builder<T, R> settler(Settler<T> settler) {
+            this.settler = Objects.requireNonNull(settler, "settler");
+            return this;
+        }
+
+        /**
+         * Sets how many settlements the settler is given at most per call; the workers wait while
+         * {@code 4 × settleBatch} settlements are not yet settled (a slow store slows the pool).
+         * Needs a {@link #settler}.
+         *
+         * @param settleBatch between 1 and {@value #MAX_SETTLE_BATCH}; {@value #DEFAULT_SETTLE_BATCH} by default
+         * @return this builder
+         */
+        public Builder<T, R> settleBatch(int settleBatch) {
+            this.settleBatch = settleBatch;
+            this.settleBatchSet = true;
+            return this;
+        }
+
+        /**
          * Chooses the intake: {@link IntakeKind#SHUTDOWN_QUEUE} (the default) or
          * {@link IntakeKind#SENTINEL}; both meet the whole contract.
          *
@@ -412,6 +457,12 @@ public final class WorkerPool<T, R> {
                 problems.add("retryable(" + retryable.stream().map(Class::getSimpleName).collect(Collectors.joining(", "))
                         + ") has no effect with maxRetries 0: set maxRetries to how many times to retry them");
             }
+            if (settleBatch < 1 || settleBatch > MAX_SETTLE_BATCH) {
+                problems.add("settleBatch must be between 1 and " + MAX_SETTLE_BATCH + ", was " + settleBatch);
+            } else if (settleBatchSet && settler == null) {
+                problems.add("settleBatch is " + settleBatch + " but there is no settler: set one with settler(...),"
+                        + " or leave settleBatch alone");
+            }
             String poolName = name == null ? "drain-pool-" + POOLS.incrementAndGet() : name;
             if (poolName.isBlank()) {
                 problems.add("name must not be blank");
@@ -421,7 +472,8 @@ public final class WorkerPool<T, R> {
             }
             requirePreview();
             return new WorkerPool<>(new PoolConfig<>(poolName, handler, workers, queueSize, timeout,
-                    List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName)));
+                    List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName), settler,
+                    settleBatch));
         }
     }
 }

@@ -204,6 +204,7 @@ final class Trial {
             case RunOutcome.Abandoned<?> a -> a.interrupted() ? "abandoned (interrupted)" : "abandoned (closed)";
             case RunOutcome.SourceFailed<?> s -> "source failed";
             case RunOutcome.Crashed<?> c -> "CRASHED";
+            case RunOutcome.Unsettled<?> u -> summarize(u.ended()) + ", " + u.unsettled().size() + " unsettled";
         };
     }
 
@@ -222,6 +223,8 @@ final class Trial {
                     + new TreeSet<>(a.cancelled());
             case RunOutcome.SourceFailed<Integer> s -> String.valueOf(s.cause());
             case RunOutcome.Crashed<Integer> c -> String.valueOf(c.cause());
+            case RunOutcome.Unsettled<Integer> u -> detail(u.ended()) + "; unsettled " + u.unsettled().size()
+                    + ": " + u.cause();
         };
     }
 }

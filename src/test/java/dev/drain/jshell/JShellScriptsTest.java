@@ -60,7 +60,7 @@ class JShellScriptsTest {
         VERSION_CHECK("00-version-check.jsh",
                 "OK: JDK 25, preview features on, drain's classes loaded: the other scripts will run.",
                 "WorkerPool[first, workers=4, queueSize=16, itemTimeout=PT30S, retries=none, intake=SHUTDOWN_QUEUE,"
-                        + " metrics=no, NEW], live threads: 0"),
+                        + " metrics=no, settler=no, NEW], live threads: 0"),
         /** SQ-01, SQ-02, SQ-03, SQ-10, SQ-11, SQ-15, SQ-17: the operations of an open queue, the orders, and str(queue). */
         QUEUE_BASICS("01-queue-basics.jsh",
                 "q.putNowait(3) -> throws QueueFull (queue is full)",
@@ -208,7 +208,14 @@ class JShellScriptsTest {
                 "SENTINEL abort: discarded (sorted) [2, 3, 4, 5], cancelled (sorted) [0, 1], liveThreads=0",
                 "producer.running(200 ms) (no worker, no room) -> returns true",
                 "the other worker: running(200 ms) -> returns true",
-                "pulled=0, Completed[stopRequested=true]");
+                "pulled=0, Completed[stopRequested=true]"),
+        /** WP-22, WP-2, WP-12: acknowledging on take loses what an abort drops; a Settler releases it, and the next run gets it. */
+        SETTLE_WITH_A_STORE("19-settle-with-a-store.jsh",
+                "the run: discarded [4, 5, 6, 7], cancelled [2, 3]",
+                "DONE in the store and never finished (lost): [2, 3, 4, 5, 6, 7]",
+                "the store once the run ended: DONE [0, 1], READY [2, 3, 4, 5, 6, 7, 8, 9], CLAIMED [], DEAD []",
+                "the next run handled (sorted) [2, 3, 4, 5, 6, 7, 8, 9], ended normally",
+                "the store: DONE [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], READY [], CLAIMED [], DEAD []");
 
         final String file;
         @SuppressWarnings("ImmutableEnumChecker") // List.of: unmodifiable, which the checker cannot see

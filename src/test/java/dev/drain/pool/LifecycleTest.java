@@ -58,14 +58,16 @@ class LifecycleTest {
         assertNoThreadsLeft(pool);
     }
 
-    /** WP-16: settings() gives the configuration in one line: workers, queue, timeout, retry policy, intake and whether there is a sink. */
+    /** WP-16: settings() gives the configuration in one line: workers, queue, timeout, retry policy, intake, whether there is a sink, and the settler's batches. */
     @Test
     void theSettingsSayHowThePoolIsConfigured() {
         assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).workers(3).queueSize(5).build().settings())
-                .isEqualTo("workers=3, queueSize=5, itemTimeout=PT30S, retries=none, intake=SHUTDOWN_QUEUE, metrics=no");
+                .isEqualTo("workers=3, queueSize=5, itemTimeout=PT30S, retries=none, intake=SHUTDOWN_QUEUE, metrics=no, settler=no");
         assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).retryable(java.io.IOException.class)
                 .maxRetries(2).intake(WorkerPool.IntakeKind.SENTINEL).metrics((event, detail) -> { }).build().settings())
-                .isEqualTo("workers=4, queueSize=16, itemTimeout=PT30S, retries=[IOException] x2, intake=SENTINEL, metrics=yes");
+                .isEqualTo("workers=4, queueSize=16, itemTimeout=PT30S, retries=[IOException] x2, intake=SENTINEL, metrics=yes, settler=no");
+        assertThat(WorkerPool.<Integer, String>builder(Workloads.echo()).settler(batch -> { }).settleBatch(8).build()
+                .settings()).endsWith("metrics=no, settler=yes, batches of 8");
     }
 
     /** WP-19: a second run() fails with a message naming the state, whether the first is running or over. */

@@ -30,7 +30,7 @@ final class PoolApi {
      */
     record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
                long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
-               long delivered, long maxLead) {}
+               long delivered, long maxLead, List<Settlement<Integer>> unsettled) {}
 
     /** A metrics sink that takes an event by its id ({@code "item.accepted"}), as the old API named it. */
     @FunctionalInterface
@@ -54,8 +54,11 @@ final class PoolApi {
     static End end(Results<Integer, Integer> results) {
         RunOutcome<Integer> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
         PoolStats stats = results.stats();
-        return new End(outcome.getClass().getSimpleName(), outcome.failures().stream().map(ItemFailure::item).toList(),
+        // How the run itself ended; what its store did not acknowledge is told apart (WP-22).
+        RunOutcome<Integer> ended = outcome instanceof RunOutcome.Unsettled<Integer> u ? u.ended() : outcome;
+        return new End(ended.getClass().getSimpleName(), outcome.failures().stream().map(ItemFailure::item).toList(),
                 outcome.discarded(), outcome.cancelled(), stats.pulled(), stats.succeeded(), stats.failed(),
-                stats.discarded(), stats.cancelled(), stats.inFlight(), stats.delivered(), stats.maxLead());
+                stats.discarded(), stats.cancelled(), stats.inFlight(), stats.delivered(), stats.maxLead(),
+                outcome.unsettled());
     }
 }

@@ -42,6 +42,8 @@ final class PoolRunner {
 
     /** The pool's item timeout in these runs: short, so the items that time out keep each run quick. */
     static final Duration TIMEOUT = Duration.ofMillis(30);
+    /** The settler's batches in these runs: small, so that a run of a few items has several (WP-22). */
+    static final int SETTLE_BATCH = 3;
     /**
      * A run that has not ended after this long has hung (the slowest ends in well under a second);
      * {@code -Ddrain.property.runBound=PT3S} shortens it where runs are expected to hang.
@@ -81,7 +83,8 @@ final class PoolRunner {
     record Observed(PoolApi.End end, List<Integer> results, String endThrew, Duration took, boolean hung,
                     int liveThreadsAtEnd, int newThreadsAlive, int leakedByHandlers, List<String> crossings,
                     List<String> bindingMisses, int sourceCloses, List<String> wrongThreadCalls, boolean reachedLeadBound,
-                    boolean endedAfterTheLastResult, int mostHandlersAtOnce, List<String> outOfOrder) {}
+                    boolean endedAfterTheLastResult, int mostHandlersAtOnce, List<String> outOfOrder,
+                    List<Settlement<Integer>> offered, int settlerCalls) {}
 
     /** Runs {@code w} to its end. */
     static Observed run(PoolWorkload w) {
@@ -141,6 +144,9 @@ final class PoolRunner {
         /** The items whose discard, cancellation or permanent failure the sink has received; as {@code eventsOf}. */
         final Set<Integer> settled = new HashSet<>();
         final List<String> outOfOrder = new CopyOnWriteArrayList<>();
+        /** Every settlement the settler was given (WP-22), and how many calls it had; written by the settler's one thread. */
+        final List<Settlement<Integer>> offered = new CopyOnWriteArrayList<>();
+        final AtomicInteger settlerCalls = new AtomicInteger();
 
         Trial(PoolWorkload w) {
             this.w = w;
@@ -152,7 +158,8 @@ final class PoolRunner {
             }
             WorkerPool.Builder<Integer, Integer> builder = WorkerPool.<Integer, Integer>builder(this::handle)
                     .intake(w.intake()).workers(w.workers()).queueSize(w.queueSize()).itemTimeout(TIMEOUT)
-                    .maxRetries(w.maxRetries()).metrics(PoolApi.sink(this::sink));
+                    .maxRetries(w.maxRetries()).metrics(PoolApi.sink(this::sink)).settler(this::settle)
+                    .settleBatch(SETTLE_BATCH);
             if (w.maxRetries() > 0) { // retryable types mean something only with retries (WP-16)
                 builder.retryable(IOException.class);
                 if (w.retryTimeouts()) {
@@ -254,6 +261,20 @@ final class PoolRunner {
                     if (++swallowed > rounds) {
                         throw e;
                     }
+                }
+            }
+        }
+
+        /** The store: keeps what it is given; under a settler fault, one call (the first to the third) fails. */
+        private void settle(List<Settlement<Integer>> batch) throws Exception {
+            seesTheCaller("the settler");
+            offered.addAll(batch);
+            int call = settlerCalls.incrementAndGet();
+            if (call == w.faultAt() % 3 + 1) {
+                switch (w.fault()) {
+                    case SETTLER_THROWS -> throw new IOException("the store refused batch " + call);
+                    case SETTLER_THROWS_FATAL -> throw new InternalError("the store's fatal error, on batch " + call);
+                    default -> { }
                 }
             }
         }
@@ -448,12 +469,13 @@ final class PoolRunner {
             PoolApi.End ended = end.get();
             if (ended == null) {
                 ended = new PoolApi.End(hung ? "HUNG" : "NO END (the owner threw: see the other properties)",
-                        List.of(), List.of(), List.of(), -1, 0, 0, 0, 0, 0, -1, -1);
+                        List.of(), List.of(), List.of(), -1, 0, 0, 0, 0, 0, -1, -1, List.of());
             }
             return new Observed(ended, new ArrayList<>(results), endThrew.get(), took, hung, liveThreadsAtEnd.get(),
                     newThreadsAlive, leaked.size(), List.copyOf(crossings), List.copyOf(bindingMisses),
                     sourceCloses.get(), List.copyOf(wrongThreadCalls), ended.maxLead() >= w.leadBound(),
-                    endedAfterTheLastResult.get(), mostHandlersAtOnce.get(), List.copyOf(outOfOrder));
+                    endedAfterTheLastResult.get(), mostHandlersAtOnce.get(), List.copyOf(outOfOrder),
+                    List.copyOf(offered), settlerCalls.get());
         }
 
         void releaseLeaks() {

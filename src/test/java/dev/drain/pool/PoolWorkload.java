@@ -54,7 +54,11 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
         SINK_THROWS_ERROR(Where.SINK),
         SOURCE_HAS_NEXT_THROWS(Where.SOURCE),
         SOURCE_NEXT_THROWS(Where.SOURCE),
-        SOURCE_CLOSE_THROWS(Where.SOURCE);
+        SOURCE_CLOSE_THROWS(Where.SOURCE),
+        /** One call to the settler (the first, second or third) throws an IOException: that batch is unsettled. */
+        SETTLER_THROWS(Where.SETTLER),
+        /** One call to the settler throws a VirtualMachineError: the run crashes, and nothing later is settled. */
+        SETTLER_THROWS_FATAL(Where.SETTLER);
 
         final Where where;
 
@@ -64,7 +68,7 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
     }
 
     /** The kind of callback a fault is in: the coverage floors count these. */
-    enum Where { NOWHERE, HANDLER, SINK, SOURCE }
+    enum Where { NOWHERE, HANDLER, SINK, SOURCE, SETTLER }
 
     /** How a run ends. */
     enum Ending {

@@ -183,7 +183,9 @@ class WorkerPoolProperties {
             if (w.ending() == Ending.WRONG_THREAD) {
                 assertThat(o.wrongThreadCalls()).as("calls from another thread")
                         .containsExactly("close(): WrongThreadException", "hasNext(): WrongThreadException");
-                assertThat(end.outcome()).isNotIn("Abandoned", "Aborted", "Crashed");
+                if (w.fault() != Fault.SETTLER_THROWS_FATAL) { // that fault crashes the run itself (WP-22)
+                    assertThat(end.outcome()).isNotIn("Abandoned", "Aborted", "Crashed");
+                }
             }
         });
     }
@@ -238,7 +240,7 @@ class WorkerPoolProperties {
     @Test
     void callersBindingsAreInherited(Evidence evidence) {
         evidence.property("A ScopedValue the caller binds around run() is seen by every handler, every subtask a "
-                + "handler forks, and the metrics sink.", "WP-17", "WP-9");
+                + "handler forks, the metrics sink and the settler.", "WP-17", "WP-9");
         forAllWorkloads(evidence, (w, o) -> assertThat(o.bindingMisses()).isEmpty());
     }
 
@@ -255,6 +257,58 @@ class WorkerPoolProperties {
         evidence.property("At no moment do more handlers run than the pool has workers, on every ending (a stop "
                 + "with an item held by the producer included).", "WP-21");
         forAllWorkloads(evidence, (w, o) -> assertThat(o.mostHandlersAtOnce()).isLessThanOrEqualTo(w.workers()));
+    }
+
+    /**
+     * WP-22: every pulled item is settled exactly once with the fate its books recorded, on every
+     * ending; only a failing store leaves settlements unsettled, and after a fatal error the store
+     * is not called again.
+     */
+    @Test
+    void everyFateIsSettledOnce(Evidence evidence) {
+        evidence.property("Every pulled item is settled exactly once, with the fate its books recorded (succeeded "
+                + "acknowledged, failures dead-lettered, discarded and cancelled items released), whichever way the run "
+                + "ends; only a store that throws leaves settlements unsettled, exactly those it was given in the calls "
+                + "that threw and, after a fatal error, every later one, without another call.", "WP-22");
+        forAllWorkloads(evidence, (w, o) -> {
+            PoolApi.End end = o.end();
+            assertThat(o.hung()).as("the run hung").isFalse();
+            List<Settlement<Integer>> every = new ArrayList<>(o.offered());
+            for (Settlement<Integer> s : end.unsettled()) {
+                if (!every.contains(s)) {
+                    every.add(s); // never given to the store: after its fatal error
+                }
+            }
+            assertThat((long) every.size()).as("settlements, one per item pulled").isEqualTo(end.pulled());
+            assertThat(every.stream().map(Settlement::item).collect(java.util.stream.Collectors.toSet()))
+                    .as("each pulled item settled once").hasSize(every.size());
+            assertThat(every.stream().filter(s -> s instanceof Settlement.Succeeded<Integer>).count())
+                    .as("acknowledged as succeeded").isEqualTo(end.succeeded());
+            assertThat(itemsOf(every, Settlement.Failed.class)).as("dead letters")
+                    .containsExactlyInAnyOrderElementsOf(end.failed());
+            assertThat(Workloads.released(every, Settlement.Why.DISCARDED)).as("released as discarded")
+                    .containsExactlyInAnyOrderElementsOf(end.discarded());
+            assertThat(Workloads.released(every, Settlement.Why.CANCELLED)).as("released as cancelled")
+                    .containsExactlyInAnyOrderElementsOf(end.cancelled());
+            int failingCall = w.faultAt() % 3 + 1;
+            boolean storeFailed = w.fault().where == Where.SETTLER && o.settlerCalls() >= failingCall;
+            if (!storeFailed) {
+                assertThat(end.unsettled()).as("unsettled, with a store that never failed").isEmpty();
+            } else {
+                assertThat(end.unsettled()).as("unsettled after call %d threw", failingCall).isNotEmpty();
+                if (w.fault() == Fault.SETTLER_THROWS) {
+                    assertThat(o.offered()).as("every unsettled settlement was given to the store")
+                            .containsAll(end.unsettled());
+                } else {
+                    assertThat(o.settlerCalls()).as("calls to a store after its fatal error").isEqualTo(failingCall);
+                    assertThat(end.outcome()).isEqualTo("Crashed");
+                }
+            }
+        });
+    }
+
+    private static List<Integer> itemsOf(List<Settlement<Integer>> settlements, Class<?> kind) {
+        return settlements.stream().filter(kind::isInstance).map(Settlement::item).toList();
     }
 
     /** WP-8: the sink receives each item's events in the order they happened: item.accepted first, nothing after the item is settled. */

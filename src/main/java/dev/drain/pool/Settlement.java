@@ -1,0 +1,60 @@
+package dev.drain.pool;
+
+/**
+ * The fate the run's books recorded for one item, as a {@link Settler} hands it to a durable
+ * store (WP-22). Every item the run pulls from its source comes to exactly one settlement, and it
+ * is the fate of the ledger (WP-2):
+ * <ul>
+ *   <li>{@link Succeeded}: its handler returned a result; the store acknowledges it (the item is
+ *       done and must not be delivered again);</li>
+ *   <li>{@link Failed}: it failed permanently; the store keeps the failure (a dead letter) and
+ *       acknowledges it;</li>
+ *   <li>{@link Released}: an abort, a crash or an abandon dropped it before any worker took it, or
+ *       cancelled its attempt; the store leaves it for redelivery.</li>
+ * </ul>
+ *
+ * @param <T> the item type
+ */
+public sealed interface Settlement<T> {
+
+    /** {@return the item settled} */
+    T item();
+
+    /**
+     * The item's handler returned a result: acknowledge it.
+     *
+     * @param item the item
+     * @param <T> the item type
+     */
+    record Succeeded<T>(T item) implements Settlement<T> {}
+
+    /**
+     * The item failed permanently: keep the failure as a dead letter, then acknowledge it.
+     *
+     * @param failure the item, how many attempts it had, and the last attempt's cause
+     * @param <T> the item type
+     */
+    record Failed<T>(ItemFailure<T> failure) implements Settlement<T> {
+        @Override
+        public T item() {
+            return failure.item();
+        }
+    }
+
+    /**
+     * The run gave the item up unfinished: leave it for redelivery.
+     *
+     * @param item the item
+     * @param why whether it was dropped before any worker took it, or its attempt was cancelled
+     * @param <T> the item type
+     */
+    record Released<T>(T item, Why why) implements Settlement<T> {}
+
+    /** Why an item was released: the two fates of the books that leave an item unfinished. */
+    enum Why {
+        /** Dropped unhandled by an abort, a crash or an abandon (the ledger's {@code discarded}). */
+        DISCARDED,
+        /** Its attempt was stopped by an abort, a crash or an abandon (the ledger's {@code cancelled}). */
+        CANCELLED
+    }
+}
