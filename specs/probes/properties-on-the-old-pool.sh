@@ -33,6 +33,8 @@ git -C "$root" worktree add --detach "$work/old" "$base" >/dev/null 2>&1 ||
 old="$work/old"
 cp "$root"/src/test/java/dev/drain/pool/{WorkerPoolProperties,PoolWorkload,PoolRunner}.java "$old/src/test/java/dev/drain/pool/"
 cp "$root/specs/probes/old-pool/PoolApi.java" "$old/src/test/java/dev/drain/pool/PoolApi.java"
+# The settlement types the harness names (WP-22); the old pool never calls them.
+cp "$root"/src/main/java/dev/drain/pool/{Settler,Settlement}.java "$old/src/main/java/dev/drain/pool/"
 cp "$root"/src/test/java/dev/drain/support/{Evidence,PropertyReport}.java "$old/src/test/java/dev/drain/support/"
 cp "$root"/src/main/java/dev/drain/report/{JvmThreads,JsonReader,Provenance}.java "$old/src/main/java/dev/drain/report/"
 

@@ -14,7 +14,7 @@ final class PoolApi {
     /** What a run's end says of its books; the same record as the current twin's. */
     record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
                long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
-               long delivered, long maxLead) {}
+               long delivered, long maxLead, List<Settlement<Integer>> unsettled) {}
 
     /** The current twin's sink of event ids; the old sink took ids already. */
     @FunctionalInterface
@@ -49,7 +49,12 @@ final class PoolApi {
         }
         return new End(outcome.getClass().getSimpleName(), failed, discarded, cancelled, stats.pulled(),
                 stats.succeeded(), stats.failed(), stats.discarded(), stats.cancelled(), stats.inFlight(), -1,
-                stats.maxLead());
+                stats.maxLead(), List.of());
+    }
+
+    /** The old pool has no settler (WP-22 came later): nothing settles its fates, and the property on them fails there. */
+    static void settled(WorkerPool.Builder<Integer, Integer> builder, Settler<Integer> settler, int batch) {
+        // nothing to give it
     }
 
     private static List<Integer> failedItems(List<ItemFailure<?>> failures) {

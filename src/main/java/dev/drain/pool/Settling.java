@@ -72,6 +72,9 @@ final class Settling<T> {
     private @Nullable Throwable failure;
     @GuardedBy("lock")
     private long settled;
+    /** Set when the settler thread could not go on ({@link #ended}): offers are unsettled at once, and nobody waits. */
+    @GuardedBy("lock")
+    private boolean dead;
     /** The run this settling serves; set once, by {@link #attach}, before the run starts. */
     private volatile @Nullable Lifecycle<?> lifecycle;
     /** Set by the settler thread alone when the settler threw a VirtualMachineError. */
@@ -112,6 +115,10 @@ final class Settling<T> {
                     // woken: look at the run's phase again
                 }
             }
+            if (dead) { // the settler thread could not go on: nothing more is settled
+                unsettled.add(settlement);
+                return;
+            }
             if (finished) { // unreachable: every fate is recorded before the seal; kept, not lost
                 unsettled.add(settlement);
                 failure = Lifecycle.keepFirst(failure, new IllegalStateException(
@@ -141,28 +148,68 @@ final class Settling<T> {
         }
     }
 
-    /** The settler thread: settles every offered settlement, in order, until {@link #finish} and nothing is queued. */
+    /**
+     * The settler thread: settles every offered settlement, in order, until {@link #finish} and
+     * nothing is queued. Catches everything: if this thread cannot go on (a bug in drain, the JVM
+     * out of memory), the run crashes, everything not settled is unsettled, and nobody waits for it.
+     */
     void deliver() {
-        for (List<Settlement<T>> batch = take(); batch != null; batch = take()) {
-            Throwable thrown = broken ? null : settle(batch);
-            lock.lock();
-            try {
-                if (broken || thrown != null) {
-                    unsettled.addAll(batch);
-                    if (thrown != null) {
-                        failure = Lifecycle.keepFirst(failure, thrown);
-                    }
-                } else {
-                    settled += batch.size();
+        @Nullable List<Settlement<T>> batch = null;
+        try {
+            for (batch = take(); batch != null; batch = take()) {
+                Throwable thrown = broken ? null : settle(batch);
+                if (thrown != null) {
+                    failed(batch.size(), thrown); // before the driver, waiting for this batch, can decide
                 }
-                outstanding -= batch.size();
-                settledOrCancelled.signalAll();
-            } finally {
-                lock.unlock();
+                account(batch, thrown);
             }
-            if (thrown != null) {
-                failed(batch.size(), thrown);
+        } catch (Throwable e) {
+            ended(batch, e);
+        }
+    }
+
+    /** Books the answer for {@code batch}: settled, or unsettled if the call threw (or was never made). */
+    private void account(List<Settlement<T>> batch, @Nullable Throwable thrown) {
+        lock.lock();
+        try {
+            if (broken || thrown != null) {
+                unsettled.addAll(batch);
+                if (thrown != null) {
+                    failure = Lifecycle.keepFirst(failure, thrown);
+                }
+            } else {
+                settled += batch.size();
             }
+            outstanding -= batch.size();
+            settledOrCancelled.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The settler thread cannot go on: the run crashes, and what it had not settled is unsettled. */
+    private void ended(@Nullable List<Settlement<T>> batch, Throwable cause) {
+        Lifecycle<?> run = lifecycle;
+        if (run != null) {
+            run.crashed(cause);
+        }
+        lock.lock();
+        try {
+            dead = true;
+            if (batch != null) {
+                for (Settlement<T> s : batch) {
+                    if (!unsettled.contains(s)) {
+                        unsettled.add(s);
+                    }
+                }
+            }
+            unsettled.addAll(queued);
+            queued.clear();
+            outstanding = 0;
+            failure = Lifecycle.keepFirst(failure, cause);
+            settledOrCancelled.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 

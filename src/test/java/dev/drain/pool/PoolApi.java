@@ -50,6 +50,11 @@ final class PoolApi {
         return (event, detail) -> sink.record(event.id(), detail);
     }
 
+    /** Gives {@code builder} the settler (WP-22); the old pool's twin has none to give, and leaves it as it is. */
+    static void settled(WorkerPool.Builder<Integer, Integer> builder, Settler<Integer> settler, int batch) {
+        builder.settler(settler).settleBatch(batch);
+    }
+
     /** {@return what the ended run's outcome and counters say} */
     static End end(Results<Integer, Integer> results) {
         RunOutcome<Integer> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));

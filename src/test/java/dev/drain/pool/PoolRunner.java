@@ -158,8 +158,8 @@ final class PoolRunner {
             }
             WorkerPool.Builder<Integer, Integer> builder = WorkerPool.<Integer, Integer>builder(this::handle)
                     .intake(w.intake()).workers(w.workers()).queueSize(w.queueSize()).itemTimeout(TIMEOUT)
-                    .maxRetries(w.maxRetries()).metrics(PoolApi.sink(this::sink)).settler(this::settle)
-                    .settleBatch(SETTLE_BATCH);
+                    .maxRetries(w.maxRetries()).metrics(PoolApi.sink(this::sink));
+            PoolApi.settled(builder, this::settle, SETTLE_BATCH);
             if (w.maxRetries() > 0) { // retryable types mean something only with retries (WP-16)
                 builder.retryable(IOException.class);
                 if (w.retryTimeouts()) {

@@ -123,9 +123,9 @@ class SettlementTest {
                 out.accept(f.failure());
             }
         }).toList()).as("dead letters").containsExactlyInAnyOrderElementsOf(outcome.failures());
-        assertThat(Workloads.released(every, Settlement.Why.DISCARDED)).as("released as discarded")
+        assertThat(WorkerPoolProperties.released(every, Settlement.Why.DISCARDED)).as("released as discarded")
                 .containsExactlyInAnyOrderElementsOf(outcome.discarded());
-        assertThat(Workloads.released(every, Settlement.Why.CANCELLED)).as("released as cancelled")
+        assertThat(WorkerPoolProperties.released(every, Settlement.Why.CANCELLED)).as("released as cancelled")
                 .containsExactlyInAnyOrderElementsOf(outcome.cancelled());
         return outcome;
     }
@@ -274,7 +274,12 @@ class SettlementTest {
     @EnumSource(ThreadKind.class)
     void anAbortDoesNotWaitForTheStore(ThreadKind kind) {
         CountDownLatch answer = new CountDownLatch(1);
-        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
+        java.util.concurrent.atomic.AtomicBoolean inCall = new java.util.concurrent.atomic.AtomicBoolean();
+        RecordingSettler settler = new RecordingSettler(call -> {
+            inCall.set(true);
+            boolean _ = answer.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS); // gives up after WAIT
+            inCall.set(false);
+        });
         WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).build();
         Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
             try (Results<Integer, String> results = pool.run(CountingSource.endless())) {
@@ -283,10 +288,10 @@ class SettlementTest {
             }
         });
         try {
-            Waits.until("the settler was called", () -> settler.calls.get() > 0);
+            Waits.until("the settler is inside its first call", inCall::get);
             Call<Void> aborting = spawn.use(kind).run("abort", pool::abort);
-            aborting.value(); // bounded: fails if abort() waited for the store
-            assertThat(answer.getCount()).as("the store still has not answered").isOne();
+            aborting.value();
+            assertThat(inCall).as("the store's call, still unanswered when abort() returned").isTrue();
         } finally {
             answer.countDown();
         }
@@ -385,6 +390,35 @@ class SettlementTest {
             assertThat(unsettled.unsettled()).hasSize((int) results.stats().pulled());
         }
         assertThat(settler.calls).hasValue(1);
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-22, WP-18, WP-8: a fatal error of the store on the batch with the last item (often
+     * while the driver already waits for it) still crashes the run, and the sink hears of it
+     * before the run is drained.
+     */
+    @Test
+    void aFatalErrorOnTheLastBatchStillCrashesTheRun() {
+        InternalError fatal = new InternalError("the store's own, on the last batch");
+        List<Integer> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RecordingSettler settler = new RecordingSettler(call -> { });
+        Settler<Integer> lastFails = batch -> {
+            settler.settle(batch);
+            batch.forEach(s -> seen.add(s.item()));
+            if (seen.contains(9)) {
+                throw fatal;
+            }
+        };
+        RecordingSink sink = new RecordingSink(false);
+        WorkerPool<Integer, String> pool = builder(Workloads.echo(), lastFails).metrics(sink).build();
+        try (Results<Integer, String> results = pool.run(CountingSource.of(10))) {
+            assertThat(catchThrowable(() -> drain(results))).isSameAs(fatal);
+            RunOutcome.Unsettled<Integer> outcome = (RunOutcome.Unsettled<Integer>) assertSettledAsTheBooks(results, settler);
+            assertThat(outcome.ended()).isInstanceOf(RunOutcome.Crashed.class);
+        }
+        assertThat(sink.startingWith("settlement.failed", "pool.drained")).hasSize(2)
+                .first().asString().startsWith("settlement.failed");
         assertNoThreadsLeft(pool);
     }
 

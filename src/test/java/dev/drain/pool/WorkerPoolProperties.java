@@ -286,9 +286,9 @@ class WorkerPoolProperties {
                     .as("acknowledged as succeeded").isEqualTo(end.succeeded());
             assertThat(itemsOf(every, Settlement.Failed.class)).as("dead letters")
                     .containsExactlyInAnyOrderElementsOf(end.failed());
-            assertThat(Workloads.released(every, Settlement.Why.DISCARDED)).as("released as discarded")
+            assertThat(released(every, Settlement.Why.DISCARDED)).as("released as discarded")
                     .containsExactlyInAnyOrderElementsOf(end.discarded());
-            assertThat(Workloads.released(every, Settlement.Why.CANCELLED)).as("released as cancelled")
+            assertThat(released(every, Settlement.Why.CANCELLED)).as("released as cancelled")
                     .containsExactlyInAnyOrderElementsOf(end.cancelled());
             int failingCall = w.faultAt() % 3 + 1;
             boolean storeFailed = w.fault().where == Where.SETTLER && o.settlerCalls() >= failingCall;
@@ -305,6 +305,15 @@ class WorkerPoolProperties {
                 }
             }
         });
+    }
+
+    /** WP-22: the items of {@code settlements} released for {@code why}, in order. */
+    static List<Integer> released(List<Settlement<Integer>> settlements, Settlement.Why why) {
+        return settlements.stream().<Integer>mapMulti((s, out) -> {
+            if (s instanceof Settlement.Released<Integer> r && r.why() == why) {
+                out.accept(r.item());
+            }
+        }).toList();
     }
 
     private static List<Integer> itemsOf(List<Settlement<Integer>> settlements, Class<?> kind) {

@@ -277,15 +277,6 @@ final class Workloads {
         return outcome;
     }
 
-    /** WP-22: the items of {@code settlements} released for {@code why}, in order. */
-    static List<Integer> released(List<Settlement<Integer>> settlements, Settlement.Why why) {
-        return settlements.stream().<Integer>mapMulti((s, out) -> {
-            if (s instanceof Settlement.Released<Integer> r && r.why() == why) {
-                out.accept(r.item());
-            }
-        }).toList();
-    }
-
     /** WP-2: a consumer that read to the end of the iteration received every result the run produced. */
     static void assertEveryResultDelivered(Results<Integer, ?> results) {
         assertThat(results.stats().delivered()).as("delivered, in %s", results.stats())
