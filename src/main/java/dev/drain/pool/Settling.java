@@ -70,8 +70,6 @@ final class Settling<T> {
     /** What the first failing call threw; later causes are suppressed in it. */
     @GuardedBy("lock")
     private @Nullable Throwable failure;
-    @GuardedBy("lock")
-    private long settled;
     /** Set when the settler thread could not go on ({@link #ended}): offers are unsettled at once, and nobody waits. */
     @GuardedBy("lock")
     private boolean dead;
@@ -177,8 +175,6 @@ final class Settling<T> {
                 if (thrown != null) {
                     failure = Lifecycle.keepFirst(failure, thrown);
                 }
-            } else {
-                settled += batch.size();
             }
             outstanding -= batch.size();
             settledOrCancelled.signalAll();
@@ -326,16 +322,6 @@ final class Settling<T> {
         lock.lock();
         try {
             return failure;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** {@return how many settlements the store acknowledged} */
-    long settled() {
-        lock.lock();
-        try {
-            return settled;
         } finally {
             lock.unlock();
         }
