@@ -14,7 +14,7 @@ String setupProblem() {
         Class.forName("dev.drain.pool.Structured"); // the one class compiled against a preview API
     } catch (ClassNotFoundException e) {
         return "drain's classes are not on the class path: start JShell with ./jshell/drain-jshell," +
-                " or compile (./mvnw -q compile) and add --class-path target/classes";
+                " or compile (./mvnw -q -pl core compile) and add --class-path core/target/classes";
     } catch (UnsupportedClassVersionError e) {
         return "preview features are off: start JShell with ./jshell/drain-jshell, or add --enable-preview (" +
                 e.getMessage() + ")";

@@ -31,12 +31,12 @@ trap cleanup EXIT
 git -C "$root" worktree add --detach "$work/old" "$base" >/dev/null 2>&1 ||
     { echo "properties-on-the-old-pool: cannot check out $base" >&2; exit 2; }
 old="$work/old"
-cp "$root"/src/test/java/dev/drain/pool/{WorkerPoolProperties,PoolWorkload,PoolRunner}.java "$old/src/test/java/dev/drain/pool/"
+cp "$root"/core/src/test/java/dev/drain/pool/{WorkerPoolProperties,PoolWorkload,PoolRunner}.java "$old/src/test/java/dev/drain/pool/"
 cp "$root/specs/probes/old-pool/PoolApi.java" "$old/src/test/java/dev/drain/pool/PoolApi.java"
 # The settlement types the harness names (WP-22); the old pool never calls them.
-cp "$root"/src/main/java/dev/drain/pool/{Settler,Settlement}.java "$old/src/main/java/dev/drain/pool/"
-cp "$root"/src/test/java/dev/drain/support/{Evidence,PropertyReport}.java "$old/src/test/java/dev/drain/support/"
-cp "$root"/src/main/java/dev/drain/report/{JvmThreads,JsonReader,Provenance}.java "$old/src/main/java/dev/drain/report/"
+cp "$root"/core/src/main/java/dev/drain/pool/{Settler,Settlement}.java "$old/src/main/java/dev/drain/pool/"
+cp "$root"/core/src/test/java/dev/drain/support/{Evidence,PropertyReport}.java "$old/src/test/java/dev/drain/support/"
+cp "$root"/core/src/main/java/dev/drain/report/{JvmThreads,JsonReader,Provenance}.java "$old/src/main/java/dev/drain/report/"
 
 cd "$old" || exit 2
 echo "properties-on-the-old-pool: running WorkerPoolProperties ($examples workloads) against $base ..." >&2

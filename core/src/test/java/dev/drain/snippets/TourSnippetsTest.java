@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the README shows it.
  */
 class TourSnippetsTest {
-    static final Path SOURCE = Path.of("src/test/java/dev/drain/snippets/TourSnippets.java");
+    static final Path SOURCE = Path.of("core/src/test/java/dev/drain/snippets/TourSnippets.java");
     static final Path README = Path.of("README.md");
 
     /** Runs {@code region}, capturing what it prints. */
