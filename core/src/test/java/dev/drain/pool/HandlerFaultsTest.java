@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -181,10 +182,15 @@ class HandlerFaultsTest {
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     void anExceptionWhoseMessageOverflowsFailsJustItsItemSinkOrNot(boolean withSink) {
         RecordingSink sink = new RecordingSink(false);
+        // Item 1 fails only once the other three are in a worker's hands, so that its failure, which
+        // stops the intake, cannot leave one of them unpulled: the other worker handles all three.
+        CountDownLatch othersTaken = new CountDownLatch(3);
         WorkerPool.Builder<Integer, String> builder = WorkerPool.<Integer, String>builder(item -> {
             if (item == 1) {
+                assertThat(othersTaken.await(10, TimeUnit.SECONDS)).as("the other three taken").isTrue();
                 throw Cyclic.at(item);
             }
+            othersTaken.countDown();
             return Workloads.result(item);
         }).intake(intake).workers(2).queueSize(2);
         WorkerPool<Integer, String> pool = (withSink ? builder.metrics(sink) : builder).build();
