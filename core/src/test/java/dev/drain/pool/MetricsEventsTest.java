@@ -41,6 +41,17 @@ class MetricsEventsTest {
         return WorkerPool.<Integer, String>builder(handler).intake(intake).metrics(sink).name("events");
     }
 
+    /** WP-8: every event is found by its name and prints as that name, and a name that is no event's finds nothing. */
+    @Test
+    void everyEventIsFoundByItsName() {
+        for (MetricsEvent event : MetricsEvent.values()) {
+            assertThat(MetricsEvent.ofId(event.id())).as("ofId(%s)", event.id()).contains(event);
+            assertThat(event).hasToString(event.id());
+        }
+        assertThat(MetricsEvent.ofId("attempt.nonsense")).isEmpty();
+        assertThat(MetricsEvent.ATTEMPT_FAILED.id()).isEqualTo("attempt.failed");
+    }
+
     /** WP-8, WP-5, WP-6: each attempt's start, success, failure and retry, and an item's permanent failure, are reported in order with their details. */
     @Test
     void attemptsRetriesAndFailuresAreReportedInOrder() {
