@@ -1,0 +1,270 @@
+package dev.drain.jobtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.drain.support.Bounds;
+import dev.drain.support.Waits;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * JT-9: a child JVM runs a pool over a job table ({@link CrashChild}) and is killed with SIGKILL
+ * ({@code Process.destroyForcibly}) once a random number of jobs has been witnessed; this JVM
+ * then finishes the table. The witnesses are outside the adapter: the handler's own row per
+ * attempt, and a trigger that logs every acknowledgement. {@code -Djt.kills=N} sets how many
+ * kills per dialect (the heavy profile asks 100), {@code -Djt.seed} the seed.
+ */
+@ParameterizedClass
+@EnumSource(Dialect.class)
+@ExtendWith(Engines.Extension.class)
+class JobTableCrashTest {
+    static final long SEED = Long.getLong("jt.seed", 20261203L);
+    static final int KILLS = Integer.getInteger("jt.kills", 3);
+    static final int JOBS = 300;
+    static final int WORKERS = 4;
+    static final Duration LEASE = Duration.ofSeconds(1);
+
+    private final Dialect dialect;
+
+    JobTableCrashTest(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    /** What one kill showed. */
+    record Kill(int witnessedAtKill, int heldAtKill, int doneAtKill, int handledTwice, long recoveryMillis) {}
+
+    /** JT-9, JT-3: after a kill -9 at a random moment and a run that takes over, every job was handled, none acknowledged twice, and the jobs handled twice were held by the killed process. */
+    @Test
+    void aKilledProcessLosesNothingAndAcknowledgesNothingTwice(Engines engines) throws Exception {
+        DataSource db = engines.dataSource(dialect);
+        String url = engines.jdbcUrl(dialect);
+        Random random = new Random(SEED + dialect.name().hashCode());
+        List<Kill> kills = new ArrayList<>();
+        for (int k = 0; k < KILLS; k++) {
+            kills.add(killAndRecover(db, url, Engines.freshTable("killed"), 1 + random.nextInt(JOBS * 2 / 3)));
+        }
+        assertThat(kills).as("kills").hasSize(KILLS)
+                .allSatisfy(kill -> assertThat(kill.handledTwice()).isLessThanOrEqualTo(kill.heldAtKill()));
+        writeFigures(kills);
+    }
+
+    /** The kills' figures, for the notes: target/jobtable-kills-DIALECT.md. */
+    private void writeFigures(List<Kill> kills) throws IOException {
+        StringBuilder md = new StringBuilder("| kill | witnessed at the kill | held at the kill | done at the kill | handled twice"
+                + " | kill to all done (ms) |\n| --- | --- | --- | --- | --- | --- |\n");
+        for (int i = 0; i < kills.size(); i++) {
+            Kill k = kills.get(i);
+            md.append("| ").append(i + 1).append(" | ").append(k.witnessedAtKill()).append(" | ").append(k.heldAtKill())
+                    .append(" | ").append(k.doneAtKill()).append(" | ").append(k.handledTwice()).append(" | ")
+                    .append(k.recoveryMillis()).append(" |\n");
+        }
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target", "jobtable-kills-" + dialect.name().toLowerCase(java.util.Locale.ROOT) + ".md"),
+                "JobTableCrashTest, " + kills.size() + " kills, " + JOBS + " jobs, " + WORKERS + " workers, lease " + LEASE
+                        + ", seed " + SEED + "\n\n" + md);
+    }
+
+    private Kill killAndRecover(DataSource db, String url, String table, int killAfter) throws Exception {
+        try (JobTable t = JobTable.on(db).table(table).open()) {
+            createWitnesses(db, table);
+            t.enqueue(Rows.payloads(JOBS));
+        }
+        Path out = Files.createTempFile("drain-crash-child", ".out");
+        try {
+            Process child = startChild(url, table, "child", out);
+            try {
+                Waits.until(killAfter + " jobs witnessed, or the child gone", () -> !child.isAlive() || witnessed(db, table) >= killAfter);
+                assertThat(child.isAlive()).as("the child, before its kill (its output: %s)", readQuietly(out)).isTrue();
+            } finally {
+                child.destroyForcibly(); // SIGKILL: no shutdown hook, no finally, no close
+                assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the child killed").isTrue();
+            }
+            assertThat(child.exitValue()).as("the child's exit status").isEqualTo(137);
+        } finally {
+            Files.deleteIfExists(out);
+        }
+        long killedAt = System.nanoTime();
+        int witnessedAtKill = witnessed(db, table);
+        SortedSet<Long> held = Rows.inState(db, table, "running");
+        int doneAtKill = Rows.inState(db, table, "done").size();
+
+        // The takeover: its claims end when nothing is claimable, which the killed rows are not
+        // until their leases run out, so it runs until every row is done.
+        long[] done = {0};
+        Waits.until("every job done after the kill", () -> {
+            try {
+                done[0] += CrashChild.drain(db, table, LEASE, WORKERS, "parent");
+                return Rows.inState(db, table, "done").size() == JOBS;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        long recoveryMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+
+        Map<Long, Integer> handled = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_witness GROUP BY id");
+        Map<Long, Integer> acknowledged = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_acks GROUP BY id");
+        assertThat(handled.keySet()).as("jobs handled at least once (nothing lost)").hasSize(JOBS);
+        assertThat(acknowledged.values()).as("acknowledgements per job (none twice)").hasSize(JOBS).containsOnly(1);
+        assertThat(Rows.inState(db, table, "done")).as("done rows").hasSize(JOBS);
+        assertThat(done[0] + doneAtKill).as("done by the parent + done before the kill").isEqualTo(JOBS);
+        SortedSet<Long> twice = new TreeSet<>();
+        handled.forEach((id, n) -> {
+            if (n > 1) {
+                twice.add(id);
+            }
+        });
+        assertThat(held).as("rows held at the kill").containsAll(twice);
+        assertThat(recoveryMillis).as("kill to all done, ms (the lease, then the work left)").isLessThan(5 * LEASE.toMillis());
+        return new Kill(witnessedAtKill, held.size(), doneAtKill, twice.size(), recoveryMillis);
+    }
+
+    /** JT-9, JT-2: three processes drain one table at once and one of them is killed: every job handled, none acknowledged twice, and only the killed one's rows handled twice. */
+    @Test
+    void processesSharingATableLoseNothingWhenOneIsKilled(Engines engines) throws Exception {
+        DataSource db = engines.dataSource(dialect);
+        String url = engines.jdbcUrl(dialect);
+        String table = Engines.freshTable("shared");
+        try (JobTable t = JobTable.on(db).table(table).open()) {
+            createWitnesses(db, table);
+            t.enqueue(Rows.payloads(JOBS));
+        }
+        List<Process> children = new ArrayList<>();
+        List<Path> outs = new ArrayList<>();
+        SortedSet<Long> heldByTheKilled;
+        try {
+            for (int i = 0; i < 3; i++) {
+                outs.add(Files.createTempFile("drain-shared-child", ".out"));
+                children.add(startChild(url, table, "child" + i, outs.get(i)));
+            }
+            Process victim = children.get(1);
+            Waits.until("a third of the jobs witnessed", () -> witnessed(db, table) >= JOBS / 3);
+            victim.destroyForcibly();
+            assertThat(victim.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the victim killed").isTrue();
+            heldByTheKilled = heldBy(db, table, "child1-");
+            for (Process child : children) {
+                assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("a child ended").isTrue();
+            }
+            for (int i = 0; i < children.size(); i++) {
+                if (i != 1) {
+                    assertThat(children.get(i).exitValue()).as("child %s's exit status (its output: %s)", i, readQuietly(outs.get(i)))
+                            .isZero();
+                }
+            }
+        } finally {
+            for (Process child : children) {
+                child.destroyForcibly();
+                assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("every child gone").isTrue();
+            }
+            for (Path out : outs) {
+                Files.deleteIfExists(out);
+            }
+        }
+        Waits.until("every job done after the kill", () -> {
+            try {
+                CrashChild.drain(db, table, LEASE, WORKERS, "parent");
+                return Rows.inState(db, table, "done").size() == JOBS;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        Map<Long, Integer> handled = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_witness GROUP BY id");
+        Map<Long, Integer> acknowledged = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_acks GROUP BY id");
+        assertThat(handled.keySet()).as("jobs handled at least once (nothing lost)").hasSize(JOBS);
+        assertThat(acknowledged.values()).as("acknowledgements per job (none twice)").hasSize(JOBS).containsOnly(1);
+        SortedSet<Long> twice = new TreeSet<>();
+        handled.forEach((id, n) -> {
+            if (n > 1) {
+                twice.add(id);
+            }
+        });
+        assertThat(heldByTheKilled).as("rows the killed process held").containsAll(twice);
+    }
+
+    private static Process startChild(String url, String table, String who, Path out) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        return new ProcessBuilder(java, "--enable-preview", "-cp", classPath, CrashChild.class.getName(), url, table,
+                Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), who)
+                .redirectErrorStream(true).redirectOutput(out.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+    }
+
+    /** {@return the rows running under an owner whose name starts with {@code prefix}} */
+    private static SortedSet<Long> heldBy(DataSource db, String table, String prefix) throws SQLException {
+        SortedSet<Long> held = new TreeSet<>();
+        for (Rows.Row row : Rows.all(db, table).values()) {
+            String owner = row.owner();
+            if (row.state().equals("running") && owner != null && owner.startsWith(prefix)) {
+                held.add(row.id());
+            }
+        }
+        return held;
+    }
+
+    /** The witness table and the acknowledgement log, with its trigger on the job table. */
+    private void createWitnesses(DataSource db, String table) throws SQLException {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + "_witness (id BIGINT NOT NULL, claim INTEGER NOT NULL, who VARCHAR(40) NOT NULL)");
+            s.execute("CREATE TABLE " + table + "_acks (id BIGINT NOT NULL, state VARCHAR(8) NOT NULL, claim INTEGER NOT NULL)");
+            switch (dialect) {
+                case POSTGRES -> {
+                    s.execute("CREATE FUNCTION " + table + "_ack() RETURNS trigger AS $$ BEGIN "
+                            + "INSERT INTO " + table + "_acks VALUES (NEW.id, NEW.state, NEW.claims); RETURN NEW; END $$ LANGUAGE plpgsql");
+                    s.execute("CREATE TRIGGER " + table + "_ack AFTER UPDATE ON " + table + " FOR EACH ROW "
+                            + "WHEN (NEW.state IN ('done', 'dead') AND OLD.state <> NEW.state) EXECUTE FUNCTION " + table + "_ack()");
+                }
+                case H2 -> s.execute("CREATE TRIGGER " + table + "_ack AFTER UPDATE ON " + table + " FOR EACH ROW CALL '"
+                        + AckLogTrigger.class.getName() + "'");
+            }
+        }
+    }
+
+    private static int witnessed(DataSource db, String table) {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + table + "_witness")) {
+            r.next();
+            return r.getInt(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Map<Long, Integer> countBy(DataSource db, String query) throws SQLException {
+        Map<Long, Integer> counts = new TreeMap<>();
+        try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement(query); ResultSet r = p.executeQuery()) {
+            while (r.next()) {
+                counts.put(r.getLong(1), r.getInt(2));
+            }
+        }
+        return counts;
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+}

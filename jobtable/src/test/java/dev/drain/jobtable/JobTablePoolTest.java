@@ -1,0 +1,181 @@
+package dev.drain.jobtable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.drain.pool.Results;
+import dev.drain.pool.RunOutcome;
+import dev.drain.pool.Settlement;
+import dev.drain.pool.WorkerPool;
+import dev.drain.support.Waits;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * JT-8, JT-7: a pool over a job table, in the cases the generated runs do not reach: a graceful
+ * stop, a job no attempt can do, acknowledgements that fail, and a database that goes away in the
+ * middle of a run. On both dialects.
+ */
+@ParameterizedClass
+@EnumSource(Dialect.class)
+@ExtendWith(Engines.Extension.class)
+class JobTablePoolTest {
+    private final Dialect dialect;
+    private final List<JobTable> opened = new ArrayList<>();
+    private DataSource db = new JdbcDataSource();
+    private String table = "unset";
+
+    JobTablePoolTest(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    @BeforeEach
+    void freshTable(Engines engines, TestInfo test) {
+        db = engines.dataSource(dialect);
+        table = Engines.freshTable(test.getTestMethod().orElseThrow().getName().substring(0, 12));
+    }
+
+    @AfterEach
+    void closeTables() {
+        opened.forEach(JobTable::close);
+    }
+
+    private JobTable open(JobTable.Builder builder) throws SQLException {
+        JobTable t = builder.table(table).open();
+        opened.add(t);
+        return t;
+    }
+
+    /** Runs {@code pool} over {@code t}'s claims to its end, reading every result; {@return its outcome} */
+    private static RunOutcome<Job> runToTheEnd(WorkerPool<Job, Long> pool, JobTable t) {
+        Results<Job, Long> ran;
+        try (Stream<Job> claims = t.claims(); Results<Job, Long> results = pool.run(claims)) {
+            ran = results;
+            try {
+                results.forEachRemaining(r -> {});
+            } catch (RuntimeException ended) {
+                // a PoolFailure, a PoolUnsettled: the outcome says which
+            }
+        }
+        return ran.outcome().orElseThrow();
+    }
+
+    /** JT-8: a graceful stop in the middle of a run acknowledges every job that succeeded, leaves none running, and the rest are ready. */
+    @Test
+    void aGracefulStopAcknowledgesEverySuccessAndLeavesNothingRunning() throws Exception {
+        JobTable t = open(JobTable.on(db).claimBatch(4));
+        t.enqueue(Rows.payloads(40));
+        WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(Job::id).workers(3).queueSize(2)
+                .settler(t.settler()).settleBatch(5).build();
+        Results<Job, Long> ran;
+        try (Stream<Job> claims = t.claims(); Results<Job, Long> results = pool.run(claims)) {
+            ran = results;
+            for (int read = 0; read < 10; read++) {
+                results.next();
+            }
+            pool.requestStop();
+            results.forEachRemaining(r -> {});
+        }
+        assertThat(ran.outcome().orElseThrow()).isInstanceOf(RunOutcome.Completed.class);
+        long succeeded = ran.stats().succeeded();
+        assertThat(Rows.inState(db, table, "running")).isEmpty();
+        assertThat(Rows.inState(db, table, "done")).hasSize((int) succeeded);
+        assertThat(Rows.inState(db, table, "ready")).hasSize(40 - (int) succeeded);
+        assertThat(succeeded).as("succeeded before the stop took hold").isBetween(10L, 39L);
+    }
+
+    /** JT-8, JT-5: a job that fails every attempt is dead-lettered with its failure once, and the run goes on with the others. */
+    @Test
+    void aJobNoAttemptCanDoIsDeadLetteredOnce() throws Exception {
+        JobTable t = open(JobTable.on(db));
+        t.enqueue(List.of("fine", "poison", "fine"));
+        WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
+            if (job.payload().equals("poison")) {
+                throw new IllegalStateException("cannot parse " + job.payload());
+            }
+            return job.id();
+        }).workers(2).queueSize(2).retryable(IllegalStateException.class).maxRetries(2).settler(t.settler()).build();
+        RunOutcome<Job> outcome = runToTheEnd(pool, t);
+        assertThat(outcome).isInstanceOf(RunOutcome.Failed.class);
+        assertThat(Rows.all(db, table).values()).extracting(Rows.Row::state, Rows.Row::lastError).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("done", null),
+                org.assertj.core.groups.Tuple.tuple("dead", "after 3 attempts: java.lang.IllegalStateException: cannot parse poison"),
+                org.assertj.core.groups.Tuple.tuple("done", null));
+        try (Stream<Job> again = t.claims()) {
+            assertThat(again.toList()).as("claimable after the run").isEmpty();
+        }
+    }
+
+    /** JT-7, JT-8: when the acknowledgements fail, the outcome is Unsettled and names them, their rows stay running, and after the lease the next run gets exactly those. */
+    @Test
+    void failedAcknowledgementsAreNamedAndRedeliveredAfterTheLease() throws Exception {
+        FaultyDataSource faulty = new FaultyDataSource(db);
+        Duration lease = Duration.ofMillis(500);
+        JobTable t = open(JobTable.on(faulty).lease(lease).claimBatch(10));
+        t.enqueue(Rows.payloads(3));
+        CountDownLatch claimed = new CountDownLatch(3);
+        WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
+            claimed.countDown();
+            assertThat(claimed.await(20, TimeUnit.SECONDS)).as("all three handed out").isTrue();
+            faulty.failing.set(true); // the database goes away before any acknowledgement
+            return job.id();
+        }).workers(3).queueSize(3).settler(t.settler()).settleBatch(3).build();
+        RunOutcome<Job> outcome = runToTheEnd(pool, t);
+        faulty.failing.set(false); // the table stays open: it must not renew what it failed to settle
+        assertThat(outcome).isInstanceOf(RunOutcome.Unsettled.class);
+        SortedSet<Long> unsettled = new TreeSet<>();
+        outcome.unsettled().forEach(s -> unsettled.add(s.item().id()));
+        assertThat(outcome.unsettled()).allMatch(s -> s instanceof Settlement.Succeeded<Job>);
+        assertThat(Rows.inState(db, table, "running")).as("rows after the failed acknowledgements").isEqualTo(unsettled)
+                .hasSize(3);
+        JobTable next = open(JobTable.on(db).lease(lease));
+        List<Job> redelivered = new ArrayList<>();
+        Waits.until("the unacknowledged jobs claimable again", () -> {
+            try (Stream<Job> claims = next.claims()) {
+                redelivered.addAll(claims.toList());
+            }
+            return !redelivered.isEmpty();
+        });
+        assertThat(Rows.ids(redelivered)).as("what the next run gets").isEqualTo(unsettled);
+    }
+
+    /** JT-8, JT-2: a database that goes away mid-run ends the run with what is unacknowledged named, and nothing is acknowledged that did not succeed. */
+    @Test
+    void aDatabaseThatGoesAwayMidRunEndsTheRunWithNothingWronglyAcknowledged() throws Exception {
+        FaultyDataSource faulty = new FaultyDataSource(db);
+        JobTable t = open(JobTable.on(faulty).claimBatch(2));
+        t.enqueue(Rows.payloads(20));
+        WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
+            if (job.payload().equals("p5")) {
+                faulty.failing.set(true);
+            }
+            return job.id();
+        }).workers(1).queueSize(1).settler(t.settler()).settleBatch(1).build();
+        RunOutcome<Job> outcome = runToTheEnd(pool, t);
+        faulty.failing.set(false);
+        assertThat(outcome).isInstanceOf(RunOutcome.Unsettled.class);
+        assertThat(outcome.unsettled()).as("unsettled").isNotEmpty();
+        SortedSet<Long> done = Rows.inState(db, table, "done");
+        assertThat(done.size()).as("acknowledged").isLessThanOrEqualTo(6);
+        SortedSet<Long> unsettled = new TreeSet<>();
+        outcome.unsettled().forEach(s -> unsettled.add(s.item().id()));
+        assertThat(Collections.disjoint(done, unsettled)).as("acknowledged %s, named unsettled %s", done, unsettled).isTrue();
+        assertThat(Rows.inState(db, table, "dead")).isEmpty();
+    }
+}
