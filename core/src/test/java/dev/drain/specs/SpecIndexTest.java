@@ -181,19 +181,18 @@ class SpecIndexTest {
     /** Every clause of specs/worker-pool.md is checked by at least one test, and the index says which. */
     @Test
     void poolSpecIndexIsCurrentAndComplete() throws IOException {
-        Path spec = Path.of("specs/worker-pool.md");
-        checkIndex(spec, "WP");
-        Map<String, Map<Layer, Map<String, Integer>>> index = citations();
-        for (String clause : clausesOf(spec)) {
-            assertThat(index).as("evidence for %s", clause).containsKey(clause);
-        }
+        assertIndexCurrentAndEveryClauseEvidenced(Path.of("specs/worker-pool.md"), "WP");
     }
 
     /** Every clause of specs/job-table.md is checked by at least one test, and the index says which. */
     @Test
     void jobTableSpecIndexIsCurrentAndComplete() throws IOException {
-        Path spec = Path.of("specs/job-table.md");
-        checkIndex(spec, "JT");
+        assertIndexCurrentAndEveryClauseEvidenced(Path.of("specs/job-table.md"), "JT");
+    }
+
+    /** Checks {@code spec}'s index, and that at least one test cites each of its clauses. */
+    private static void assertIndexCurrentAndEveryClauseEvidenced(Path spec, String prefix) throws IOException {
+        checkIndex(spec, prefix);
         Map<String, Map<Layer, Map<String, Integer>>> index = citations();
         for (String clause : clausesOf(spec)) {
             assertThat(index).as("evidence for %s", clause).containsKey(clause);

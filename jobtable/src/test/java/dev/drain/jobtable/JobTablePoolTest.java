@@ -7,7 +7,6 @@ import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
 import dev.drain.pool.WorkerPool;
 import dev.drain.support.Waits;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,13 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcDataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,32 +27,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass
 @EnumSource(Dialect.class)
-@ExtendWith(Engines.Extension.class)
-class JobTablePoolTest {
-    private final Dialect dialect;
-    private final List<JobTable> opened = new ArrayList<>();
-    private DataSource db = new JdbcDataSource();
-    private String table = "unset";
-
+class JobTablePoolTest extends OnEveryDialect {
     JobTablePoolTest(Dialect dialect) {
-        this.dialect = dialect;
-    }
-
-    @BeforeEach
-    void freshTable(Engines engines, TestInfo test) {
-        db = engines.dataSource(dialect);
-        table = Engines.freshTable(test.getTestMethod().orElseThrow().getName().substring(0, 12));
-    }
-
-    @AfterEach
-    void closeTables() {
-        opened.forEach(JobTable::close);
-    }
-
-    private JobTable open(JobTable.Builder builder) throws SQLException {
-        JobTable t = builder.table(table).open();
-        opened.add(t);
-        return t;
+        super(dialect);
     }
 
     /** Runs {@code pool} over {@code t}'s claims to its end, reading every result; {@return its outcome} */
@@ -105,10 +75,14 @@ class JobTablePoolTest {
     void aJobNoAttemptCanDoIsDeadLetteredOnce() throws Exception {
         JobTable t = open(JobTable.on(db));
         t.enqueue(List.of("fine", "poison", "fine"));
+        CountDownLatch finesHandled = new CountDownLatch(2);
         WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
             if (job.payload().equals("poison")) {
+                // its failure stops the intake: it fails only once both others are handled
+                assertThat(finesHandled.await(20, TimeUnit.SECONDS)).as("both fine jobs handled").isTrue();
                 throw new IllegalStateException("cannot parse " + job.payload());
             }
+            finesHandled.countDown();
             return job.id();
         }).workers(2).queueSize(2).retryable(IllegalStateException.class).maxRetries(2).settler(t.settler()).build();
         RunOutcome<Job> outcome = runToTheEnd(pool, t);

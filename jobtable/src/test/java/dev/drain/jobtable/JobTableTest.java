@@ -23,11 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -38,34 +34,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 @ParameterizedClass
 @EnumSource(Dialect.class)
-@ExtendWith(Engines.Extension.class)
-class JobTableTest {
-    private final Dialect dialect;
-    private final List<JobTable> opened = new ArrayList<>();
-    private DataSource db = new JdbcDataSource();
-    private String table = "unset";
-
+class JobTableTest extends OnEveryDialect {
     JobTableTest(Dialect dialect) {
-        this.dialect = dialect;
-    }
-
-    @BeforeEach
-    void freshTable(Engines engines, TestInfo test) {
-        db = engines.dataSource(dialect);
-        table = Engines.freshTable(test.getTestMethod().orElseThrow().getName().substring(0, 12));
-    }
-
-    @AfterEach
-    void closeTables() {
-        opened.forEach(JobTable::close);
-        assertThat(Thread.getAllStackTraces().keySet()).as("the tables' threads after close")
-                .noneMatch(t -> t.getName().startsWith("drain-jobtable-") && t.getName().endsWith("-" + table));
-    }
-
-    private JobTable open(JobTable.Builder builder) throws SQLException {
-        JobTable t = builder.table(table).open();
-        opened.add(t);
-        return t;
+        super(dialect);
     }
 
     private JobTable open() throws SQLException {
@@ -148,9 +119,7 @@ class JobTableTest {
             String racedTable = table + "_" + kind.name().toLowerCase(java.util.Locale.ROOT);
             List<JobTable> claimants = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                JobTable claimant = JobTable.on(db).table(racedTable).claimBatch(3).open();
-                opened.add(claimant);
-                claimants.add(claimant);
+                claimants.add(open(JobTable.on(db).claimBatch(3), racedTable));
             }
             claimants.getFirst().enqueue(Rows.payloads(200));
             List<List<Job>> got = Collections.synchronizedList(new ArrayList<>());
