@@ -2,7 +2,9 @@
 # older than core/src/main. Sourced, not run, by the launchers (contract-report, jshell/drain-jshell), after
 # find-jdk.sh has set `jdk`; the sourcing script defines `fail` and sets `base_dir` and `name`.
 #
-#   ensure_classes    compiles if needed (a note on stderr), or fails
+#   ensure_classes            compiles if needed (a note on stderr), or fails
+#   ensure_durable_classes    the same for the core and the job-table module together, and writes the
+#                             latter's runtime class path to jobtable/target/classpath.txt
 
 ensure_classes() {
     local classes="$base_dir/core/target/classes"
@@ -10,5 +12,19 @@ ensure_classes() {
         printf '%s: compiling drain first (./mvnw -q -B -pl core compile; about half a minute) ...\n' "$name" >&2
         JAVA_HOME=$jdk "$base_dir/mvnw" -q -B -pl core compile || fail "./mvnw -q -B -pl core compile failed; see above"
         touch "$classes" # an unchanged class file keeps its time; this marks the compile
+    fi
+}
+
+ensure_durable_classes() {
+    local classes="$base_dir/core/target/classes" marker="$base_dir/jobtable/target/classpath.txt"
+    if [ ! -f "$marker" ] || [ ! -d "$base_dir/jobtable/target/classes" ] || [ ! -d "$classes" ] \
+        || [ -n "$(find "$base_dir/core/src/main" "$base_dir/jobtable/src/main" "$base_dir/jobtable/pom.xml" \
+            "$base_dir/pom.xml" -newer "$marker" -print -quit)" ]; then
+        printf '%s: compiling drain and its job table first (./mvnw -q -B -pl jobtable -am compile; about a minute) ...\n' \
+            "$name" >&2
+        JAVA_HOME=$jdk "$base_dir/mvnw" -q -B -pl jobtable -am compile dependency:build-classpath \
+            -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime -DexcludeArtifactIds=drain \
+            || fail "./mvnw -q -B -pl jobtable -am compile failed; see above"
+        touch "$classes" "$marker" # an unchanged class file keeps its time; these mark the compile
     fi
 }

@@ -1,10 +1,13 @@
 package dev.drain.jshell;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.drain.support.Bounds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,7 +63,10 @@ public final class DrainJShell implements AutoCloseable {
     private final Set<Snippet> startup;
 
     private DrainJShell() throws IOException {
-        String classPath = System.getProperty("java.class.path");
+        // core/target/classes first, as the launcher has it: the core's jar leaves out dev.drain.foils and
+        // dev.drain.report, which startup.jsh imports, and another module's tests see only the jar
+        String classPath = Path.of("core", "target", "classes").toAbsolutePath() + java.io.File.pathSeparator
+                + System.getProperty("java.class.path");
         shell = JShell.builder()
                 .in(InputStream.nullInputStream())
                 .out(out)
@@ -189,6 +195,85 @@ public final class DrainJShell implements AutoCloseable {
     public void close() {
         shell.close();
         out.close();
+    }
+
+    /** The line that opens the block every script ends with; its code lines follow, each after {@link #PROMPT}. */
+    public static final String TRY_IT = "== Try it ==";
+
+    /** What a line of the Try it block starts with. */
+    public static final String PROMPT = "  jshell> ";
+
+    /**
+     * One script evaluated in a fresh JShell, as {@code jshell/drain-jshell NN} runs it.
+     *
+     * @param output what it printed, the Try it lines' output included
+     * @param problems every rejected or throwing snippet
+     * @param exercise the code lines of its Try it block
+     */
+    public record ScriptRun(String output, List<String> problems, List<String> exercise) {
+        /** Copies the lists. */
+        public ScriptRun {
+            problems = List.copyOf(problems);
+            exercise = List.copyOf(exercise);
+        }
+    }
+
+    /**
+     * Evaluates {@code script} in a fresh JShell, each part bounded by {@code bound}; after the script, the lines
+     * of its "Try it" block in the same JShell, as a learner runs them after {@code jshell/drain-jshell -i NN}.
+     *
+     * @return what it printed and what went wrong
+     */
+    public static ScriptRun runScript(Path script, Duration bound) throws IOException, InterruptedException {
+        try (DrainJShell shell = DrainJShell.start()) {
+            String name = script.getFileName().toString();
+            shell.evaluate(name, Files.readString(script), bound);
+            List<String> exercise = exerciseOf(shell.output());
+            if (shell.problems().isEmpty() && !shell.stopped()) {
+                shell.evaluate(name + ", its Try it lines,", String.join("\n", exercise), bound);
+            }
+            return new ScriptRun(shell.output(), shell.problems(), exercise);
+        }
+    }
+
+    /** The code lines of the Try it block at the end of {@code output}. */
+    private static List<String> exerciseOf(String output) {
+        List<String> lines = output.lines().toList();
+        int block = lines.lastIndexOf(TRY_IT);
+        return block < 0 ? List.of() : lines.subList(block + 1, lines.size()).stream()
+                .filter(line -> line.startsWith(PROMPT))
+                .map(line -> line.substring(PROMPT.length()))
+                .toList();
+    }
+
+    /** {@return whether {@code script} imports {@code dev.drain.jobtable}: the launcher then adds that module} */
+    public static boolean needsTheJobTable(Path script) {
+        try {
+            return Files.readAllLines(script).stream().anyMatch(line -> line.startsWith("import dev.drain.jobtable"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * jshell/README.md: a script starts with its lesson: a header comment of 2 to 4 lines naming the clauses, then
+     * code within its first ten lines; and it never reaches into drain's internals by reflection (a test seam such
+     * as ShutdownQueue.runLocked): what a script shows, a learner can do with the public API.
+     */
+    public static void assertStartsWithItsLesson(Path script) throws IOException {
+        List<String> source = Files.readAllLines(script);
+        int header = 0;
+        while (header < source.size() && source.get(header).startsWith("//")) {
+            header++;
+        }
+        assertThat(header).as("the header comment of %s, in lines", script).isBetween(2, 4);
+        int firstCode = header;
+        while (firstCode < source.size() && (source.get(firstCode).isBlank() || source.get(firstCode).strip().startsWith("//"))) {
+            firstCode++;
+        }
+        assertThat(firstCode + 1).as("the line of %s where the code starts", script).isLessThanOrEqualTo(10);
+        assertThat(String.join("\n", source)).as("%s uses no reflection", script)
+                .doesNotContain("setAccessible", "getDeclaredMethod", "runLocked");
     }
 
     private static boolean isCommand(String line) {

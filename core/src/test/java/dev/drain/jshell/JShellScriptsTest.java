@@ -49,7 +49,7 @@ class JShellScriptsTest {
             Executors.newFixedThreadPool(PARALLEL, Thread.ofPlatform().name("jshell-script-", 1).factory());
 
     /** Every script's run, started when the first is needed; guarded by the class. */
-    private static final Map<Script, Future<Run>> RUNS = new EnumMap<>(Script.class);
+    private static final Map<Script, Future<DrainJShell.ScriptRun>> RUNS = new EnumMap<>(Script.class);
 
     /**
      * The scripts, in reading order, each with the lines (whitespace runs collapsed) that show its key
@@ -227,13 +227,17 @@ class JShellScriptsTest {
         }
     }
 
-    /** jshell/README.md: every numbered script in jshell/ is listed here, so none goes untested. */
+    /**
+     * jshell/README.md: every numbered script in jshell/ is listed here, so none goes untested; those that import
+     * dev.drain.jobtable are the job-table module's ({@code DurableLessonTest}).
+     */
     @Test
     void everyScriptIsListed() throws IOException {
         Set<String> files;
         try (Stream<Path> listing = Files.list(SCRIPTS)) {
             files = listing.map(path -> path.getFileName().toString())
                     .filter(name -> name.endsWith(".jsh") && !name.equals("startup.jsh"))
+                    .filter(name -> !DrainJShell.needsTheJobTable(SCRIPTS.resolve(name)))
                     .collect(Collectors.toCollection(TreeSet::new));
         }
         assertThat(files).isEqualTo(Stream.of(Script.values()).map(s -> s.file).collect(Collectors.toCollection(TreeSet::new)));
@@ -243,13 +247,13 @@ class JShellScriptsTest {
     @ParameterizedTest
     @EnumSource(Script.class)
     void runs(Script script) throws Exception {
-        Run run = started(script).get(SCRIPT_BOUND.multipliedBy(Script.values().length).toNanos(), TimeUnit.NANOSECONDS);
+        DrainJShell.ScriptRun run = started(script).get(SCRIPT_BOUND.multipliedBy(Script.values().length).toNanos(), TimeUnit.NANOSECONDS);
 
-        assertThat(run.problems).as("what went wrong in %s; its output:%n%s", script.file, run.output).isEmpty();
-        assertThat(run.output).as("the output of %s", script.file).isNotBlank();
-        List<String> lines = run.output.lines().map(line -> line.strip().replaceAll("\\s+", " ")).toList();
-        assertThat(lines).as("the output of %s:%n%s", script.file, run.output).containsAll(script.keyLines);
-        assertThat(run.exercise).as("the Try it lines %s ends with (\"  jshell> \" after \"%s\")", script.file, TRY_IT)
+        assertThat(run.problems()).as("what went wrong in %s; its output:%n%s", script.file, run.output()).isEmpty();
+        assertThat(run.output()).as("the output of %s", script.file).isNotBlank();
+        List<String> lines = run.output().lines().map(line -> line.strip().replaceAll("\\s+", " ")).toList();
+        assertThat(lines).as("the output of %s:%n%s", script.file, run.output()).containsAll(script.keyLines);
+        assertThat(run.exercise()).as("the Try it lines %s ends with (\"  jshell> \" after \"%s\")", script.file, DrainJShell.TRY_IT)
                 .isNotEmpty();
     }
 
@@ -261,26 +265,14 @@ class JShellScriptsTest {
     @ParameterizedTest
     @EnumSource(Script.class)
     void startsWithItsLesson(Script script) throws IOException {
-        List<String> source = Files.readAllLines(SCRIPTS.resolve(script.file));
-        int header = 0;
-        while (header < source.size() && source.get(header).startsWith("//")) {
-            header++;
-        }
-        assertThat(header).as("the header comment of %s, in lines", script.file).isBetween(2, 4);
-        int firstCode = header;
-        while (firstCode < source.size() && (source.get(firstCode).isBlank() || source.get(firstCode).strip().startsWith("//"))) {
-            firstCode++;
-        }
-        assertThat(firstCode + 1).as("the line of %s where the code starts", script.file).isLessThanOrEqualTo(10);
-        assertThat(String.join("\n", source)).as("%s uses no reflection", script.file)
-                .doesNotContain("setAccessible", "getDeclaredMethod", "runLocked");
+        DrainJShell.assertStartsWithItsLesson(SCRIPTS.resolve(script.file));
     }
 
     /** Starts every script, if that has not been done, and returns {@code script}'s run. */
-    private static synchronized Future<Run> started(Script script) {
+    private static synchronized Future<DrainJShell.ScriptRun> started(Script script) {
         if (RUNS.isEmpty()) {
             for (Script each : Script.values()) {
-                RUNS.put(each, RUNNER.submit(() -> Run.of(SCRIPTS.resolve(each.file))));
+                RUNS.put(each, RUNNER.submit(() -> DrainJShell.runScript(SCRIPTS.resolve(each.file), SCRIPT_BOUND)));
             }
         }
         return Objects.requireNonNull(RUNS.get(script));
@@ -292,46 +284,5 @@ class JShellScriptsTest {
         RUNNER.shutdown();
         assertThat(RUNNER.awaitTermination(SCRIPT_BOUND.multipliedBy(Script.values().length).toNanos(),
                 TimeUnit.NANOSECONDS)).as("the script runner's threads finished").isTrue();
-    }
-
-    /** The line that opens the block every script ends with; its code lines follow, each after {@link #PROMPT}. */
-    private static final String TRY_IT = "== Try it ==";
-
-    private static final String PROMPT = "  jshell> ";
-
-    /**
-     * One script evaluated in a fresh JShell: what it printed, and every rejected or throwing snippet. After the
-     * script, the lines of its "Try it" block are evaluated in the same JShell, as a learner runs them after
-     * {@code jshell/drain-jshell -i NN}; what they print is part of the output.
-     */
-    private static final class Run {
-        final List<String> problems = new ArrayList<>();
-        String output = "";
-        List<String> exercise = List.of();
-
-        static Run of(Path script) throws IOException, InterruptedException {
-            Run run = new Run();
-            try (DrainJShell shell = DrainJShell.start()) {
-                String name = script.getFileName().toString();
-                shell.evaluate(name, Files.readString(script), SCRIPT_BOUND);
-                run.exercise = exerciseOf(shell.output());
-                if (shell.problems().isEmpty() && !shell.stopped()) {
-                    shell.evaluate(name + ", its Try it lines,", String.join("\n", run.exercise), SCRIPT_BOUND);
-                }
-                run.problems.addAll(shell.problems());
-                run.output = shell.output();
-            }
-            return run;
-        }
-
-        /** The code lines of the Try it block at the end of {@code output}. */
-        private static List<String> exerciseOf(String output) {
-            List<String> lines = output.lines().toList();
-            int block = lines.lastIndexOf(TRY_IT);
-            return block < 0 ? List.of() : lines.subList(block + 1, lines.size()).stream()
-                    .filter(line -> line.startsWith(PROMPT))
-                    .map(line -> line.substring(PROMPT.length()))
-                    .toList();
-        }
     }
 }

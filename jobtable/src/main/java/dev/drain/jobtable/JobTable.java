@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -263,6 +264,25 @@ public final class JobTable implements AutoCloseable {
         }
     }
 
+    /** Waits for {@code t} to end, if there is one, whatever interrupts the caller; keeps the caller's interrupt. */
+    private static void joinUninterruptibly(@Nullable Thread t) {
+        if (t == null || t == Thread.currentThread()) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join(); // its task has ended: it only has to leave the executor's loop
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** A failure's text for a dead letter: never throws, at most {@link #MAX_ERROR} characters. */
     static String describe(ItemFailure<?> failure) {
         String text;
@@ -297,6 +317,8 @@ public final class JobTable implements AutoCloseable {
         private final ReentrantLock lock = new ReentrantLock();
         /** Runs this stream's statements; created by the first, closed by close; guarded by lock. */
         private @Nullable ExecutorService statements;
+        /** The one thread of {@link #statements}, which close joins; guarded by lock. */
+        private @Nullable Thread statementsThread;
         /** Claimed, not yet pulled; guarded by lock. */
         private final ArrayDeque<Job> unpulled = new ArrayDeque<>();
         /**
@@ -351,8 +373,12 @@ public final class JobTable implements AutoCloseable {
          */
         private void shielded(Runnable work) {
             if (statements == null) {
-                statements = Executors.newSingleThreadExecutor(
-                        Thread.ofPlatform().daemon().name("drain-jobtable-claims-" + table).factory());
+                ThreadFactory named = Thread.ofPlatform().daemon().name("drain-jobtable-claims-" + table).factory();
+                statements = Executors.newSingleThreadExecutor(task -> {
+                    Thread t = named.newThread(task);
+                    statementsThread = t; // on the lock holder's thread: the executor starts it from submit
+                    return t;
+                });
             }
             Future<?> done = statements.submit(work);
             boolean interrupted = false;
@@ -463,8 +489,10 @@ public final class JobTable implements AutoCloseable {
                 try {
                     if (statements != null) {
                         shielded(() -> closeQuietly(connection, null));
-                        statements.close(); // waits for the statements' thread to end
+                        statements.close(); // waits for its task to end, not for its thread to die
                         statements = null;
+                        joinUninterruptibly(statementsThread); // so that no thread outlives close()
+                        statementsThread = null;
                     }
                     connection = null;
                 } finally {

@@ -2,6 +2,8 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.jobtable.report.WitnessedRun;
+import dev.drain.jobtable.report.Witnesses;
 import dev.drain.support.Bounds;
 import dev.drain.support.Waits;
 import java.io.File;
@@ -29,7 +31,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * JT-9: a child JVM runs a pool over a job table ({@link CrashChild}) and is killed with SIGKILL
+ * JT-9: a child JVM runs a pool over a job table ({@link WitnessedRun}) and is killed with SIGKILL
  * ({@code Process.destroyForcibly}) once a random number of jobs has been witnessed; this JVM
  * then finishes the table. The witnesses are outside the adapter: the handler's own row per
  * attempt, and a trigger that logs every acknowledgement. {@code -Djt.kills=N} sets how many
@@ -87,7 +89,7 @@ class JobTableCrashTest {
 
     private Kill killAndRecover(DataSource db, String url, String table, int killAfter) throws Exception {
         try (JobTable t = JobTable.on(db).table(table).open()) {
-            createWitnesses(db, table);
+            Witnesses.create(db, dialect, table);
             t.enqueue(Rows.payloads(JOBS));
         }
         Path out = Files.createTempFile("drain-crash-child", ".out");
@@ -114,7 +116,7 @@ class JobTableCrashTest {
         long[] done = {0};
         Waits.until("every job done after the kill", () -> {
             try {
-                done[0] += CrashChild.drain(db, table, LEASE, WORKERS, "parent");
+                done[0] += WitnessedRun.drain(db, table, LEASE, WORKERS, "parent");
                 return Rows.inState(db, table, "done").size() == JOBS;
             } catch (Exception e) {
                 throw new AssertionError(e);
@@ -122,18 +124,13 @@ class JobTableCrashTest {
         });
         long recoveryMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
 
-        Map<Long, Integer> handled = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_witness GROUP BY id");
-        Map<Long, Integer> acknowledged = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_acks GROUP BY id");
+        Map<Long, Integer> handled = Witnesses.attemptsByJob(db, table);
+        Map<Long, Integer> acknowledged = Witnesses.acknowledgementsByJob(db, table);
         assertThat(handled.keySet()).as("jobs handled at least once (nothing lost)").hasSize(JOBS);
         assertThat(acknowledged.values()).as("acknowledgements per job (none twice)").hasSize(JOBS).containsOnly(1);
         assertThat(Rows.inState(db, table, "done")).as("done rows").hasSize(JOBS);
         assertThat(done[0] + doneAtKill).as("done by the parent + done before the kill").isEqualTo(JOBS);
-        SortedSet<Long> twice = new TreeSet<>();
-        handled.forEach((id, n) -> {
-            if (n > 1) {
-                twice.add(id);
-            }
-        });
+        SortedSet<Long> twice = Witnesses.moreThanOnce(handled);
         assertThat(held).as("rows held at the kill").containsAll(twice);
         assertThat(recoveryMillis).as("kill to all done, ms (the lease, then the work left)").isLessThan(5 * LEASE.toMillis());
         return new Kill(witnessedAtKill, held.size(), doneAtKill, twice.size(), recoveryMillis);
@@ -146,7 +143,7 @@ class JobTableCrashTest {
         String url = engines.jdbcUrl(dialect);
         String table = Engines.freshTable("shared");
         try (JobTable t = JobTable.on(db).table(table).open()) {
-            createWitnesses(db, table);
+            Witnesses.create(db, dialect, table);
             t.enqueue(Rows.payloads(JOBS));
         }
         List<Process> children = new ArrayList<>();
@@ -182,29 +179,24 @@ class JobTableCrashTest {
         }
         Waits.until("every job done after the kill", () -> {
             try {
-                CrashChild.drain(db, table, LEASE, WORKERS, "parent");
+                WitnessedRun.drain(db, table, LEASE, WORKERS, "parent");
                 return Rows.inState(db, table, "done").size() == JOBS;
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
         });
-        Map<Long, Integer> handled = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_witness GROUP BY id");
-        Map<Long, Integer> acknowledged = countBy(db, "SELECT id, COUNT(*) FROM " + table + "_acks GROUP BY id");
+        Map<Long, Integer> handled = Witnesses.attemptsByJob(db, table);
+        Map<Long, Integer> acknowledged = Witnesses.acknowledgementsByJob(db, table);
         assertThat(handled.keySet()).as("jobs handled at least once (nothing lost)").hasSize(JOBS);
         assertThat(acknowledged.values()).as("acknowledgements per job (none twice)").hasSize(JOBS).containsOnly(1);
-        SortedSet<Long> twice = new TreeSet<>();
-        handled.forEach((id, n) -> {
-            if (n > 1) {
-                twice.add(id);
-            }
-        });
+        SortedSet<Long> twice = Witnesses.moreThanOnce(handled);
         assertThat(heldByTheKilled).as("rows the killed process held").containsAll(twice);
     }
 
     private static Process startChild(String url, String table, String who, Path out) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        return new ProcessBuilder(java, "--enable-preview", "-cp", classPath, CrashChild.class.getName(), url, table,
+        return new ProcessBuilder(java, "--enable-preview", "-cp", classPath, WitnessedRun.class.getName(), url, table,
                 Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), who)
                 .redirectErrorStream(true).redirectOutput(out.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
@@ -222,42 +214,12 @@ class JobTableCrashTest {
         return held;
     }
 
-    /** The witness table and the acknowledgement log, with its trigger on the job table. */
-    private void createWitnesses(DataSource db, String table) throws SQLException {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + table + "_witness (id BIGINT NOT NULL, claim INTEGER NOT NULL, who VARCHAR(40) NOT NULL)");
-            s.execute("CREATE TABLE " + table + "_acks (id BIGINT NOT NULL, state VARCHAR(8) NOT NULL, claim INTEGER NOT NULL)");
-            switch (dialect) {
-                case POSTGRES -> {
-                    s.execute("CREATE FUNCTION " + table + "_ack() RETURNS trigger AS $$ BEGIN "
-                            + "INSERT INTO " + table + "_acks VALUES (NEW.id, NEW.state, NEW.claims); RETURN NEW; END $$ LANGUAGE plpgsql");
-                    s.execute("CREATE TRIGGER " + table + "_ack AFTER UPDATE ON " + table + " FOR EACH ROW "
-                            + "WHEN (NEW.state IN ('done', 'dead') AND OLD.state <> NEW.state) EXECUTE FUNCTION " + table + "_ack()");
-                }
-                case H2 -> s.execute("CREATE TRIGGER " + table + "_ack AFTER UPDATE ON " + table + " FOR EACH ROW CALL '"
-                        + AckLogTrigger.class.getName() + "'");
-            }
-        }
-    }
-
     private static int witnessed(DataSource db, String table) {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + table + "_witness")) {
-            r.next();
-            return r.getInt(1);
+        try {
+            return Witnesses.attempts(db, table);
         } catch (SQLException e) {
             throw new AssertionError(e);
         }
-    }
-
-    private static Map<Long, Integer> countBy(DataSource db, String query) throws SQLException {
-        Map<Long, Integer> counts = new TreeMap<>();
-        try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement(query); ResultSet r = p.executeQuery()) {
-            while (r.next()) {
-                counts.put(r.getLong(1), r.getInt(2));
-            }
-        }
-        return counts;
     }
 
     private static String readQuietly(Path file) {

@@ -1,4 +1,4 @@
-package dev.drain.jobtable;
+package dev.drain.jobtable.report;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -7,9 +7,10 @@ import org.h2.api.Trigger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * H2's form of the crash test's external witness of acknowledgements: after every update of a
- * job table's row into {@code done} or {@code dead} from another state, a row in
- * {@code <table>_acks}. On Postgres the same is a PL/pgSQL trigger ({@link JobTableCrashTest}).
+ * H2's form of the external witness of acknowledgements ({@link Witnesses}): after every update of
+ * a job table's row into {@code done} or {@code dead} from another state, a row in
+ * {@code <table>_acks}. On PostgreSQL the same is a PL/pgSQL trigger. H2 makes it by name, so it is
+ * public; it is not API.
  */
 public final class AckLogTrigger implements Trigger {
     /** The job table's column order (JobTable.schema): id, payload, state, owner, claims, … */
@@ -17,7 +18,11 @@ public final class AckLogTrigger implements Trigger {
     private static final int STATE = 2;
     private static final int CLAIMS = 4;
 
+    /** The log's table; set once, by {@link #init}, before H2 fires the trigger. */
     private String acks = "unset";
+
+    /** Made by H2, by name. */
+    public AckLogTrigger() {}
 
     @Override
     public void init(Connection conn, String schemaName, String triggerName, String tableName, boolean before, int type) {
