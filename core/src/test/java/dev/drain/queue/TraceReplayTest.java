@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.drain.support.Evidence;
 import dev.drain.report.TestJson;
 import dev.drain.support.PropertyReport;
+import dev.drain.support.Repository;
 import dev.drain.support.ThreadKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ExtendWith(PropertyReport.class)
 class TraceReplayTest {
-    static final Path CORPORA = Path.of("specs", "traces", "recorded");
+    static final Path CORPORA = Repository.root().resolve(Path.of("specs", "traces", "recorded"));
 
     /** A recorded corpus file: its header (seed, counts) and its scenarios. */
     record Corpus(Map<String, @Nullable Object> header, List<TraceReplayer.Scenario> scenarios) {
