@@ -1,0 +1,290 @@
+package dev.drain.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.drain.pool.Results;
+import dev.drain.pool.RunOutcome;
+import dev.drain.pool.Settlement;
+import dev.drain.pool.WorkerPool;
+import dev.drain.support.Bounds;
+import dev.drain.support.Waits;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.IntegerDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** A pool over a Kafka source, from the first poll to the last commit, and what the next consumer gets. */
+@ExtendWith(Broker.Extension.class)
+class KafkaPoolTest {
+
+    private static KafkaSource.Builder<String, String> source(Broker broker, String group, String topic) {
+        return KafkaSource.builder(broker.consumer(group), new StringDeserializer(), new StringDeserializer()).topics(topic);
+    }
+
+    private static String value(Delivery<String, String> d) {
+        return Objects.requireNonNull(d.value());
+    }
+
+    /** KC-4, KC-9: a run that drains a topic commits, on every partition, the end of the partition. */
+    @Test
+    void aDrainedTopicIsCommittedToItsEnd(Broker broker) {
+        String topic = broker.freshTopic("drained", 3);
+        String group = Broker.freshGroup("drained");
+        broker.produce(topic, 3, 20);
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        try (KafkaSource<String, String> source = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(1)).open()) {
+            WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                handled.add(value(d));
+                return value(d);
+            }).workers(4).queueSize(8).settler(source.settler()).build();
+            assertThat(Recorded.runToTheEnd(pool, source, r -> {})).isInstanceOf(RunOutcome.Completed.class);
+        }
+        assertThat(handled).hasSize(60).doesNotHaveDuplicates();
+        Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group, topic);
+        assertThat(committed).hasSize(3);
+        committed.forEach((partition, offset) -> assertThat(offset.offset()).as("%s", partition).isEqualTo(20));
+        assertThat(Broker.noSourceThreads()).isTrue();
+    }
+
+    /** KC-9: after a graceful stop, each partition's watermark is its first record the pool did not pull, and the next source gets exactly the rest. */
+    @Test
+    void aGracefulStopCommitsEachPartitionToItsFirstUnpulledRecord(Broker broker) {
+        String topic = broker.freshTopic("stopped", 3);
+        String group = Broker.freshGroup("stopped");
+        broker.produce(topic, 3, 30);
+        Recorded recorded = new Recorded();
+        AtomicInteger read = new AtomicInteger();
+        try (KafkaSource<String, String> source = source(broker, group, topic).buffer(8).open()) {
+            WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(
+                    KafkaPoolTest::value).workers(2).queueSize(4).settler(recorded.around(source)).settleBatch(3).build();
+            RunOutcome<Delivery<String, String>> outcome = Recorded.runToTheEnd(pool, source, results -> {
+                if (read.incrementAndGet() == 10) {
+                    pool.requestStop();
+                }
+            });
+            assertThat(outcome).isInstanceOf(RunOutcome.Completed.class);
+        }
+        Map<TopicPartition, NavigableSet<Long>> pulled = recorded.offsetsOf(Settlement.Succeeded.class);
+        assertThat(recorded.acknowledgedDone()).isEqualTo(pulled);
+        Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group, topic);
+        for (int p = 0; p < 3; p++) {
+            TopicPartition partition = new TopicPartition(topic, p);
+            NavigableSet<Long> mine = pulled.getOrDefault(partition, new TreeSet<>());
+            long firstUnpulled = mine.isEmpty() ? 0 : mine.last() + 1;
+            assertThat(mine).as("pulled from %s: a prefix", partition).hasSize((int) firstUnpulled);
+            OffsetAndMetadata c = committed.get(partition);
+            assertThat(c == null ? 0 : c.offset()).as("the watermark of %s", partition).isEqualTo(firstUnpulled);
+        }
+        Takeover.Got next = Takeover.bySource(broker, group, topic);
+        assertThat(next.offsets()).isEqualTo(Recorded.minus(Recorded.all(topic, 3, 30), pulled));
+    }
+
+    /**
+     * KC-6, KC-9: after an abort, the group has committed exactly what succeeded, the next source
+     * gets exactly the rest, and a plain consumer gets the rest plus the done offsets above the
+     * watermark, and nothing else.
+     */
+    @Test
+    void anAbortLeavesExactlyWhatWasNotDoneToTheNextConsumer(Broker broker) throws Exception {
+        String topic = broker.freshTopic("aborted", 2);
+        String group = Broker.freshGroup("aborted");
+        broker.produce(topic, 2, 25);
+        Recorded recorded = new Recorded();
+        CountDownLatch stuckStarted = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        try (KafkaSource<String, String> source = source(broker, group, topic).buffer(6).open()) {
+            WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                if (d.partition() == 0 && d.offset() == 3) { // in flight at the abort: cancelled, below done ones
+                    stuckStarted.countDown();
+                    never.await();
+                }
+                return value(d);
+            }).workers(3).queueSize(3).settler(recorded.around(source)).settleBatch(2).build();
+            AtomicInteger read = new AtomicInteger();
+            RunOutcome<Delivery<String, String>> outcome = Recorded.runToTheEnd(pool, source, results -> {
+                if (read.incrementAndGet() >= 12 && stuckStarted.getCount() == 0) {
+                    pool.abort(); // idempotent: the first call aborts
+                }
+            });
+            assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
+        }
+        Map<TopicPartition, NavigableSet<Long>> done = recorded.acknowledgedDone();
+        assertThat(Recorded.committedDone(broker, group, topic)).as("committed done offsets")
+                .isEqualTo(withEmpty(done, topic, 2));
+        assertThat(recorded.offsetsOf(Settlement.Released.class).get(new TopicPartition(topic, 0))).as("released").contains(3L);
+        Map<TopicPartition, NavigableSet<Long>> left = Recorded.minus(Recorded.all(topic, 2, 25), done);
+        Map<TopicPartition, NavigableSet<Long>> plain = Takeover.byPlainConsumer(broker, group, topic, 2);
+        Map<TopicPartition, NavigableSet<Long>> plainRepeats = Recorded.minus(plain, left);
+        assertThat(Recorded.minus(left, plain)).as("what a plain consumer misses").isEmpty();
+        assertThat(plainRepeats).as("a plain consumer repeats only done offsets above the watermark")
+                .allSatisfy((partition, offsets) -> assertThat(done.get(partition)).containsAll(offsets));
+        Takeover.Got next = Takeover.bySource(broker, group, topic);
+        assertThat(next.offsets()).as("what the next source gets").isEqualTo(left);
+        assertThat(next.skippedAsDone()).as("what it skipped thanks to the metadata")
+                .isEqualTo(plainRepeats.values().stream().mapToLong(Set::size).sum());
+    }
+
+    private static Map<TopicPartition, NavigableSet<Long>> withEmpty(Map<TopicPartition, NavigableSet<Long>> offsets, String topic,
+            int partitions) {
+        Map<TopicPartition, NavigableSet<Long>> all = new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+        for (int p = 0; p < partitions; p++) {
+            all.put(new TopicPartition(topic, p), new TreeSet<>(offsets.getOrDefault(new TopicPartition(topic, p), new TreeSet<>())));
+        }
+        return all;
+    }
+
+    /** KC-5: a record that fails for good is in the dead-letter topic, with its bytes and why, and is committed done. */
+    @Test
+    void aFailureIsDeadLetteredThenCommitted(Broker broker) {
+        String topic = broker.freshTopic("failing", 1);
+        String group = Broker.freshGroup("failing");
+        broker.produce(topic, 1, 5);
+        try (KafkaSource<String, String> source = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(1)).open()) {
+            WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                if (d.offset() == 4) {
+                    throw new IllegalArgumentException("no good: " + value(d));
+                }
+                return value(d);
+            }).workers(1).queueSize(1).settler(source.settler()).build();
+            assertThat(Recorded.runToTheEnd(pool, source, r -> {})).isInstanceOf(RunOutcome.Failed.class);
+            assertThat(source.deadLetters()).isEqualTo(1);
+        }
+        List<ConsumerRecord<byte[], byte[]>> letters = broker.readAll(topic + "-dlt");
+        assertThat(letters).hasSize(1);
+        ConsumerRecord<byte[], byte[]> letter = letters.getFirst();
+        assertThat(new String(letter.value(), StandardCharsets.UTF_8)).isEqualTo("0-4");
+        assertThat(header(letter, "drain.dlt.topic")).isEqualTo(topic);
+        assertThat(header(letter, "drain.dlt.offset")).isEqualTo("4");
+        assertThat(header(letter, "drain.dlt.attempts")).isEqualTo("1");
+        assertThat(header(letter, "drain.dlt.error")).contains("IllegalArgumentException", "no good: 0-4");
+        assertThat(broker.committed(group, topic).get(new TopicPartition(topic, 0))).extracting(OffsetAndMetadata::offset)
+                .isEqualTo(5L);
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> record, String key) {
+        Header header = record.headers().lastHeader(key);
+        assertThat(header).as("header %s", key).isNotNull();
+        return new String(Objects.requireNonNull(header).value(), StandardCharsets.UTF_8);
+    }
+
+    /** KC-3, KC-5: a record that cannot be deserialized fails as an item, is dead-lettered and committed, and the next run does not see it again. */
+    @Test
+    void anUnreadableRecordIsDeadLetteredNotARetryLoop(Broker broker) {
+        String topic = broker.freshTopic("unreadable", 1);
+        String group = Broker.freshGroup("unreadable");
+        broker.produceRaw(topic, List.of(new byte[] {0, 0, 0, 1}, new byte[] {7, 7, 7}, new byte[] {0, 0, 0, 3}));
+        List<Integer> handled = Collections.synchronizedList(new ArrayList<>());
+        for (int run = 0; run < 2; run++) {
+            try (KafkaSource<String, Integer> source = KafkaSource.builder(broker.consumer(group), new StringDeserializer(),
+                    new IntegerDeserializer()).topics(topic).endWhenIdle(Duration.ofSeconds(1)).open()) {
+                WorkerPool<Delivery<String, Integer>, Integer> pool = WorkerPool.<Delivery<String, Integer>, Integer>builder(d -> {
+                    Integer v = Objects.requireNonNull(d.value()); // throws UnreadableRecord for the second record
+                    handled.add(v);
+                    return v;
+                }).workers(1).queueSize(1).settler(source.settler()).build();
+                try (var records = source.records(); Results<Delivery<String, Integer>, Integer> results = pool.run(records)) {
+                    try {
+                        results.forEachRemaining(v -> {});
+                    } catch (RuntimeException failed) {
+                        assertThat(run).as("only the first run fails").isZero();
+                    }
+                }
+            }
+        }
+        assertThat(handled).containsExactlyInAnyOrder(1, 3);
+        List<ConsumerRecord<byte[], byte[]>> letters = broker.readAll(topic + "-dlt");
+        assertThat(letters).hasSize(1);
+        assertThat(letters.getFirst().value()).containsExactly(7, 7, 7);
+        assertThat(header(letters.getFirst(), "drain.dlt.error")).contains("UnreadableRecord");
+    }
+
+    /** KC-5, KC-7: a dead letter that times out leaves its batch unsettled, and the watermark does not pass the failure. */
+    @Test
+    void aDeadLetterThatTimesOutLeavesItsBatchUnsettled(Broker broker) throws Exception {
+        String topic = broker.freshTopic("deadletter-gone", 1);
+        String group = Broker.freshGroup("deadletter-gone");
+        broker.produce(topic, 1, 6);
+        Recorded recorded = new Recorded();
+        RunOutcome<Delivery<String, String>> outcome;
+        try (KafkaSource<String, String> source = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(1))
+                .deadLetterTimeout(Duration.ofSeconds(2)).closeTimeout(Duration.ofSeconds(2)).open()) {
+            // the dead-letter topic goes away after the source checked it: its producer waits for its metadata, in vain
+            try (var admin = broker.kafka().admin()) {
+                admin.deleteTopics(List.of(topic + "-dlt")).all().get();
+            }
+            WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                if (d.offset() == 2) {
+                    throw new IllegalStateException("poison");
+                }
+                return value(d);
+            }).workers(1).queueSize(1).settler(recorded.around(source)).settleBatch(1).build();
+            outcome = Recorded.runToTheEnd(pool, source, r -> {});
+        }
+        assertThat(outcome).isInstanceOf(RunOutcome.Unsettled.class);
+        assertThat(outcome.unsettled()).anySatisfy(s -> assertThat(s).isInstanceOf(Settlement.Failed.class)
+                .extracting(x -> x.item().offset()).isEqualTo(2L));
+        OffsetAndMetadata committed = broker.committedOf(group, new TopicPartition(topic, 0));
+        assertThat(committed.offset()).as("the watermark stops at the failure").isEqualTo(2);
+        assertThat(Recorded.committedDone(committed)).doesNotContain(2L);
+    }
+
+    /**
+     * KC-8: when a second source joins the group, the first one's deliveries of the partition it
+     * gives up are settled as stale and not committed, and the second source delivers them again.
+     */
+    @Test
+    void settlementsOfARevokedPartitionAreStaleAndDeliveredAgainByItsNewOwner(Broker broker) throws Exception {
+        String topic = broker.freshTopic("revoked", 2);
+        String group = Broker.freshGroup("revoked");
+        broker.produce(topic, 2, 10);
+        Recorded first = new Recorded();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch twoInFlight = new CountDownLatch(2);
+        List<Delivery<String, String>> secondGot = Collections.synchronizedList(new ArrayList<>());
+        try (KafkaSource<String, String> a = source(broker, group, topic).buffer(2).endWhenIdle(Duration.ofSeconds(2)).open()) {
+            WorkerPool<Delivery<String, String>, String> poolA = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                twoInFlight.countDown();
+                release.await();
+                return value(d);
+            }).workers(2).queueSize(1).settler(first.around(a)).build();
+            Thread runA = Thread.ofVirtual().start(() -> Recorded.runToTheEnd(poolA, a, r -> {}));
+            assertThat(twoInFlight.await(Bounds.WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            Set<TopicPartition> before = a.assignment();
+            assertThat(before).hasSize(2);
+            try (KafkaSource<String, String> b = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(2)).open()) {
+                Waits.until("a partition moved to the second source", () -> a.assignment().size() == 1);
+                TopicPartition moved = before.stream().filter(p -> !a.assignment().contains(p)).findFirst().orElseThrow();
+                release.countDown();
+                runA.join(Bounds.WAIT.toMillis());
+                assertThat(runA.isAlive()).isFalse();
+                WorkerPool<Delivery<String, String>, String> poolB = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                    secondGot.add(d);
+                    return value(d);
+                }).workers(2).queueSize(2).settler(b.settler()).build();
+                assertThat(Recorded.runToTheEnd(poolB, b, r -> {})).isInstanceOf(RunOutcome.Completed.class);
+                NavigableSet<Long> staleOffsets = first.offsetsOf(Settlement.Succeeded.class).getOrDefault(moved, new TreeSet<>());
+                assertThat(a.staleSettlements()).as("A's settlements of %s after it moved", moved).isEqualTo(staleOffsets.size());
+                assertThat(Recorded.offsets(secondGot).get(moved)).as("B delivers them again").containsAll(staleOffsets);
+            }
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = broker.committed(group, topic);
+        committed.values().forEach(c -> assertThat(c.offset()).isEqualTo(10));
+    }
+}
