@@ -170,6 +170,8 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private long assignments;
     /** The partitions the poll thread has paused, as of its last look; written by it, read by tests. */
     private volatile Set<TopicPartition> pausedNow = Set.of();
+    /** Each assigned partition's watermark and outstanding count, as of the poll thread's last look, for {@link #toString()}. */
+    private volatile String tracked = "{}";
 
     private KafkaSource(Builder<K, V> b, KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> deadLetters) {
         this.group = b.group();
@@ -280,6 +282,28 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     /** {@return the partitions this source is assigned now} */
     public Set<TopicPartition> assignment() {
         return Set.copyOf(current.keySet());
+    }
+
+    /**
+     * {@return the source's state now, for debugging: its group, each assigned partition's
+     * watermark and outstanding offsets, what is paused and buffered, and its counters}
+     */
+    @Override
+    public String toString() {
+        int buffered;
+        int handedOver;
+        String phase;
+        lock.lock();
+        try {
+            buffered = buffer.size();
+            handedOver = requests.size();
+            phase = ended ? (failure != null ? "FAILED" : "CLOSED") : closing ? "CLOSING" : idle ? "IDLE" : "POLLING";
+        } finally {
+            lock.unlock();
+        }
+        return "KafkaSource[" + phase + ", group " + group + ", partitions " + tracked + ", paused " + pausedNow + ", buffered "
+                + buffered + ", batches handed over " + handedOver + ", commits " + commits + ", refused " + refusedCommits
+                + ", stale " + staleSettlements + ", skipped " + skippedAsDone + ", dead letters " + deadLettersWritten + "]";
     }
 
     /**
@@ -466,6 +490,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             consumer.resume(resume);
         }
         pausedNow = Set.copyOf(consumer.paused());
+        StringBuilder text = new StringBuilder("{");
+        tracks.forEach((partition, track) -> text.append(text.length() > 1 ? ", " : "").append(partition).append("=")
+                .append(track.watermark()).append("+").append(track.outstanding()));
+        tracked = text.append("}").toString();
     }
 
     /**
@@ -966,7 +994,8 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         }
 
         /**
-         * How many deliveries the buffer holds before the poll thread pauses the partitions (KC-2).
+         * How many deliveries the buffer holds before the poll thread pauses the partitions (KC-2);
+         * {@code max.poll.records} is lowered to it, so that the buffer never holds more than twice it.
          *
          * @param deliveries 1 to 1,000,000 (1,024 by default)
          * @return this builder
@@ -1067,6 +1096,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             config.putIfAbsent(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
             config.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            // a poll returns at most a buffer's worth: the buffer then never holds more than two
+            int maxPoll = Integer.parseInt(String.valueOf(config.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500")));
+            config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.min(maxPoll, buffer)));
             KafkaConsumer<byte[], byte[]> consumer =
                     new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
             KafkaProducer<byte[], byte[]> producer = null;
