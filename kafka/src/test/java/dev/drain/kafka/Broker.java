@@ -98,8 +98,13 @@ final class Broker implements AutoCloseable {
      * {@code "<partition>-<i>"}, and waits until the broker has them all.
      */
     void produce(String topic, int partitions, int perPartition) {
+        produce(servers(), topic, partitions, perPartition);
+    }
+
+    /** {@link #produce(String, int, int)} to the brokers at {@code servers}. */
+    static void produce(String servers, String topic, int partitions, int perPartition) {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(
-                Map.of("bootstrap.servers", servers(), "acks", "all", "linger.ms", "5"),
+                Map.of("bootstrap.servers", servers, "acks", "all", "linger.ms", "5"),
                 new StringSerializer(), new StringSerializer())) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < perPartition; i++) {
