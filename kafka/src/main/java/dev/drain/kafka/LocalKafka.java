@@ -55,6 +55,8 @@ public final class LocalKafka implements AutoCloseable {
                     .setConfigProp("offsets.topic.num.partitions", "4")
                     .setConfigProp("transaction.state.log.replication.factor", "1")
                     .setConfigProp("transaction.state.log.min.isr", "1")
+                    .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
+                    .setConfigProp("share.coordinator.state.topic.min.isr", "1")
                     .setConfigProp("auto.create.topics.enable", "false")
                     .setConfigProp("group.initial.rebalance.delay.ms", "0")
                     .setConfigProp("group.consumer.min.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS))
