@@ -5,6 +5,7 @@
 #   ensure_classes            compiles if needed (a note on stderr), or fails
 #   ensure_durable_classes    the same for the core and the job-table module together, and writes the
 #                             latter's runtime class path to jobtable/target/classpath.txt
+#   ensure_kafka_classes      the same for the Kafka module (kafka/target/classpath.txt)
 
 ensure_classes() {
     local classes="$base_dir/core/target/classes"
@@ -16,15 +17,26 @@ ensure_classes() {
 }
 
 ensure_durable_classes() {
-    local classes="$base_dir/core/target/classes" marker="$base_dir/jobtable/target/classpath.txt"
-    if [ ! -f "$marker" ] || [ ! -d "$base_dir/jobtable/target/classes" ] || [ ! -d "$classes" ] \
-        || [ -n "$(find "$base_dir/core/src/main" "$base_dir/jobtable/src/main" "$base_dir/jobtable/pom.xml" \
+    ensure_module_classes jobtable "its job table"
+}
+
+ensure_kafka_classes() {
+    ensure_module_classes kafka "its Kafka source"
+}
+
+# ensure_module_classes MODULE WHAT: compiles the core and MODULE together when either is stale, and
+# writes MODULE's runtime class path (its optional dependencies included) to MODULE/target/classpath.txt.
+ensure_module_classes() {
+    local module=$1 what=$2
+    local classes="$base_dir/core/target/classes" marker="$base_dir/$module/target/classpath.txt"
+    if [ ! -f "$marker" ] || [ ! -d "$base_dir/$module/target/classes" ] || [ ! -d "$classes" ] \
+        || [ -n "$(find "$base_dir/core/src/main" "$base_dir/$module/src/main" "$base_dir/$module/pom.xml" \
             "$base_dir/pom.xml" -newer "$marker" -print -quit)" ]; then
-        printf '%s: compiling drain and its job table first (./mvnw -q -B -pl jobtable -am compile; about a minute) ...\n' \
-            "$name" >&2
-        JAVA_HOME=$jdk "$base_dir/mvnw" -q -B -pl jobtable -am compile dependency:build-classpath \
+        printf '%s: compiling drain and %s first (./mvnw -q -B -pl %s -am compile; about a minute) ...\n' \
+            "$name" "$what" "$module" >&2
+        JAVA_HOME=$jdk "$base_dir/mvnw" -q -B -pl "$module" -am compile dependency:build-classpath \
             -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime -DexcludeArtifactIds=drain \
-            || fail "./mvnw -q -B -pl jobtable -am compile failed; see above"
+            || fail "./mvnw -q -B -pl $module -am compile failed; see above"
         touch "$classes" "$marker" # an unchanged class file keeps its time; these mark the compile
     fi
 }

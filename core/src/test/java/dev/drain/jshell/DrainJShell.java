@@ -248,8 +248,22 @@ public final class DrainJShell implements AutoCloseable {
 
     /** {@return whether {@code script} imports {@code dev.drain.jobtable}: the launcher then adds that module} */
     public static boolean needsTheJobTable(Path script) {
+        return imports(script, "dev.drain.jobtable");
+    }
+
+    /** {@return whether {@code script} imports {@code dev.drain.kafka}: the launcher then adds that module} */
+    public static boolean needsKafka(Path script) {
+        return imports(script, "dev.drain.kafka");
+    }
+
+    /** {@return whether {@code script} needs a module beside the core: its test is in that module} */
+    public static boolean needsAnAdapter(Path script) {
+        return needsTheJobTable(script) || needsKafka(script);
+    }
+
+    private static boolean imports(Path script, String pkg) {
         try {
-            return Files.readAllLines(script).stream().anyMatch(line -> line.startsWith("import dev.drain.jobtable"));
+            return Files.readAllLines(script).stream().anyMatch(line -> line.startsWith("import " + pkg));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -229,7 +229,7 @@ class JShellScriptsTest {
 
     /**
      * jshell/README.md: every numbered script in jshell/ is listed here, so none goes untested; those that import
-     * dev.drain.jobtable are the job-table module's ({@code DurableLessonTest}).
+     * dev.drain.jobtable or dev.drain.kafka are their modules' ({@code DurableLessonTest}, {@code KafkaLessonTest}).
      */
     @Test
     void everyScriptIsListed() throws IOException {
@@ -237,7 +237,7 @@ class JShellScriptsTest {
         try (Stream<Path> listing = Files.list(SCRIPTS)) {
             files = listing.map(path -> path.getFileName().toString())
                     .filter(name -> name.endsWith(".jsh") && !name.equals("startup.jsh"))
-                    .filter(name -> !DrainJShell.needsTheJobTable(SCRIPTS.resolve(name)))
+                    .filter(name -> !DrainJShell.needsAnAdapter(SCRIPTS.resolve(name)))
                     .collect(Collectors.toCollection(TreeSet::new));
         }
         assertThat(files).isEqualTo(Stream.of(Script.values()).map(s -> s.file).collect(Collectors.toCollection(TreeSet::new)));
