@@ -114,6 +114,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private final @Nullable Duration idleEnd;
     private final Duration deadLetterTimeout;
     private final Duration closeTimeout;
+    private final Duration commitInterval;
     private final Deserializer<K> keys;
     private final Deserializer<V> values;
     /** Used by the poll thread only, once it has started. */
@@ -122,6 +123,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> deadLetters;
     private final Thread poller;
     private final GroupSettler settler = new GroupSettler();
+    /** Held by the one {@link #close()} that closes the producer and the deserializers. */
+    private final Object closeLock = new Object();
+    /** Set by that close. */
+    @GuardedBy("closeLock")
+    private boolean resourcesClosed;
 
     /** Guards the buffer, the requests, the stream and the ending. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -131,6 +137,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
      * second stream for the third, so it is signalled to all.
      */
     private final Condition deliveredOrEnded = lock.newCondition();
+    /**
+     * Signalled when the stream takes the buffer down to half, when a batch is handed over, and
+     * when the source closes: the poll thread, with every partition paused, waits for any of them.
+     */
+    private final Condition roomOrWork = lock.newCondition();
     /** Polled, delivered to the buffer, not yet taken by the stream, in poll order. */
     @GuardedBy("lock")
     private final ArrayDeque<Delivery<K, V>> buffer = new ArrayDeque<>();
@@ -168,6 +179,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private final Set<TopicPartition> pausedForMetadata = new HashSet<>();
     /** Numbers the assignments; poll thread only. */
     private long assignments;
+    /** Set while the buffer is full, until it is down to half (KC-2); poll thread only. */
+    private boolean full;
+    /** When the last commit began (System.nanoTime); poll thread only. */
+    private long lastCommit = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
     /** The partitions the poll thread has paused, as of its last look; written by it, read by tests. */
     private volatile Set<TopicPartition> pausedNow = Set.of();
     /** Each assigned partition's watermark and outstanding count, as of the poll thread's last look, for {@link #toString()}. */
@@ -182,6 +197,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         this.idleEnd = b.idleEnd;
         this.deadLetterTimeout = b.deadLetterTimeout;
         this.closeTimeout = b.closeTimeout;
+        this.commitInterval = b.commitInterval;
         this.keys = b.keys;
         this.values = b.values;
         this.consumer = consumer;
@@ -308,8 +324,12 @@ public final class KafkaSource<K, V> implements AutoCloseable {
 
     /**
      * Ends the stream, commits what was settled, leaves the group (its partitions go to the other
-     * members at once), joins the poll thread, and closes the dead-letter producer. Settlements
-     * handed over afterwards fail (their records go to the partitions' next owner). Idempotent.
+     * members at once), joins the poll thread, and closes the dead-letter producer and the
+     * deserializers. Settlements handed over afterwards fail (their records go to the partitions'
+     * next owner). Idempotent, and callable from any thread (from a deserializer, it only asks the
+     * poll thread to end).
+     *
+     * @throws RuntimeException what a deserializer's {@code close} threw, once everything is closed
      */
     @Override
     public void close() {
@@ -317,8 +337,12 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         try {
             closing = true;
             deliveredOrEnded.signalAll();
+            roomOrWork.signalAll();
         } finally {
             lock.unlock();
+        }
+        if (Thread.currentThread() == poller) {
+            return; // from a deserializer, on the poll thread: it ends the source when the call returns
         }
         consumer.wakeup();
         boolean interrupted = false;
@@ -330,11 +354,37 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 interrupted = true; // keep waiting: a poll thread left running would outlive the source
             }
         }
-        deadLetters.close(closeTimeout);
-        keys.close();
-        values.close();
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        try {
+            synchronized (closeLock) {
+                if (!resourcesClosed) { // else an earlier call closed them
+                    resourcesClosed = true;
+                    closeResources();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Closes the dead-letter producer and the deserializers, each whatever the others threw; throws the first failure. */
+    private void closeResources() {
+        RuntimeException failed = null;
+        for (AutoCloseable each : List.<AutoCloseable>of(() -> deadLetters.close(closeTimeout), keys::close, values::close)) {
+            try {
+                each.close();
+            } catch (Exception e) { // the deserializers' close is the user's code
+                RuntimeException thrown = e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                if (failed == null) {
+                    failed = thrown;
+                } else {
+                    failed.addSuppressed(thrown);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -350,11 +400,23 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             consumer.subscribe(topics, new Rebalance());
             long lastRecord = System.nanoTime();
             while (!isClosing()) {
-                serve();
+                long sinceCommit = System.nanoTime() - lastCommit;
+                if (sinceCommit >= commitInterval.toNanos()) {
+                    serve();
+                }
                 pauseOrResume();
+                if (full) {
+                    // Every partition is paused: a poll would return at once (the consumer keeps the fetched
+                    // records of paused partitions, and looks at them each time), so the thread waits for room
+                    // in the buffer, a batch to commit or the close, and polls at least every POLL to stay in
+                    // its group and run the rebalance callbacks.
+                    awaitRoomOrWork();
+                }
                 ConsumerRecords<byte[], byte[]> polled;
                 try {
-                    polled = consumer.poll(POLL);
+                    // with a batch waiting for the commit interval, poll only until the interval is up
+                    polled = consumer.poll(hasRequests() && sinceCommit < commitInterval.toNanos()
+                            ? Duration.ofNanos(Math.max(1, commitInterval.toNanos() - sinceCommit)) : POLL);
                 } catch (WakeupException e) {
                     continue; // the settler handed over a batch, or close() was called
                 }
@@ -393,6 +455,36 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * Waits, at most {@link #POLL}, until the buffer is down to half, a batch handed over is due for
+     * its commit (KC-4's interval), or the source is closing. Poll thread only.
+     */
+    private void awaitRoomOrWork() throws InterruptedException {
+        lock.lock();
+        try {
+            long deadline = System.nanoTime() + POLL.toNanos();
+            while (buffer.size() > capacity / 2 && !closing) {
+                long until = requests.isEmpty() ? deadline : Math.min(deadline, lastCommit + commitInterval.toNanos());
+                long left = until - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                roomOrWork.awaitNanos(left);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean hasRequests() {
+        lock.lock();
+        try {
+            return !requests.isEmpty();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -435,6 +527,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         lock.lock();
         try {
             buffer.addAll(delivered);
+            idle = false; // records again: a later stream waits for them
             deliveredOrEnded.signalAll();
         } finally {
             lock.unlock();
@@ -450,8 +543,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         try {
             key = record.key() == null ? null : keys.deserialize(record.topic(), headers, record.key());
             value = record.value() == null ? null : values.deserialize(record.topic(), headers, record.value());
-        } catch (RuntimeException e) {
-            unreadable = new UnreadableRecord("the record " + partition + "@" + record.offset() + " could not be deserialized: " + e, e);
+        } catch (VirtualMachineError e) {
+            throw e; // the JVM cannot go on reliably: the source fails (KC-3)
+        } catch (Throwable e) { // a deserializer is the user's code: whatever it throws makes one record unreadable
+            unreadable = new UnreadableRecord("the record " + partition + "@" + record.offset() + " could not be deserialized: "
+                    + e.getClass().getName(), e);
         }
         return new Delivery<>(partition, record.offset(), record.timestamp(), key, value, unreadable, headers,
                 record.key(), record.value(), assignment);
@@ -471,7 +567,13 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 pausedForMetadata.remove(e.getKey());
             }
         }
-        boolean full = bufferSize() >= capacity;
+        // paused at a full buffer, resumed once it is down to half: not a pause and a resume per record
+        int buffered = bufferSize();
+        if (buffered >= capacity) {
+            full = true;
+        } else if (buffered <= capacity / 2) {
+            full = false;
+        }
         Set<TopicPartition> pause = new HashSet<>();
         Set<TopicPartition> resume = new HashSet<>();
         Set<TopicPartition> paused = consumer.paused();
@@ -545,6 +647,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 }
             }
             if (!commit.isEmpty()) {
+                lastCommit = System.nanoTime();
                 commitSync(commit);
                 writing.forEach(PartitionTrack::committed);
                 commits.incrementAndGet();
@@ -751,7 +854,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
-                return buffer.removeFirst();
+                Delivery<K, V> next = buffer.removeFirst();
+                if (buffer.size() == capacity / 2) {
+                    roomOrWork.signalAll();
+                }
+                return next;
             } finally {
                 lock.unlock();
             }
@@ -820,6 +927,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                             + " settlements not committed (the partitions' next owner delivers them again)");
                 }
                 requests.add(request);
+                roomOrWork.signalAll();
             } finally {
                 lock.unlock();
             }
@@ -946,6 +1054,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         private Duration openTimeout = Duration.ofSeconds(30);
         private Duration deadLetterTimeout = Duration.ofSeconds(30);
         private Duration closeTimeout = Duration.ofSeconds(30);
+        private Duration commitInterval = Duration.ofMillis(10);
 
         private Builder(Map<String, ?> consumerConfig, Deserializer<K> keys, Deserializer<V> values) {
             this.consumerConfig = new HashMap<>(Objects.requireNonNull(consumerConfig, "consumerConfig"));
@@ -1057,6 +1166,23 @@ public final class KafkaSource<K, V> implements AutoCloseable {
          */
         public Builder<K, V> deadLetterTimeout(Duration timeout) {
             this.deadLetterTimeout = positive(timeout, "deadLetterTimeout");
+            return this;
+        }
+
+        /**
+         * The shortest time between two commits (KC-4): a batch handed over sooner waits for it, and
+         * the settlements that come meanwhile wait in the pool for the next batch, so that at a low
+         * rate a commit carries more than a few records. A settled batch still returns only once it
+         * is committed; the interval only delays that. Zero commits each batch at once.
+         *
+         * @param interval zero to a second (10 ms by default)
+         * @return this builder
+         */
+        public Builder<K, V> commitInterval(Duration interval) {
+            if (Objects.requireNonNull(interval, "interval").isNegative() || interval.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("a commit interval is zero to a second, not " + interval);
+            }
+            this.commitInterval = interval;
             return this;
         }
 

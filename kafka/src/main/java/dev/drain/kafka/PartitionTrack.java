@@ -31,6 +31,8 @@ final class PartitionTrack {
     private long next;
     /** What the last commit wrote, or what was committed when the assignment began; null if nothing was. */
     private @Nullable OffsetAndMetadata committed;
+    /** {@link #toCommit()} as of the last change, or null: encoding the metadata is the costly part. */
+    private @Nullable OffsetAndMetadata toCommit;
 
     /**
      * @param assignment the assignment's number
@@ -51,6 +53,7 @@ final class PartitionTrack {
      * delivered), true if it is outstanding now}
      */
     boolean polled(long offset) {
+        toCommit = null;
         next = Math.max(next, offset + 1);
         if (doneAbove.contains(offset)) {
             return false;
@@ -61,6 +64,7 @@ final class PartitionTrack {
 
     /** A delivery settled as done (succeeded, or dead-lettered); {@return false if it was not outstanding} */
     boolean done(long offset) {
+        toCommit = null;
         if (!outstanding.remove(offset)) {
             return false;
         }
@@ -73,6 +77,7 @@ final class PartitionTrack {
      * them: exact, since nothing is dropped from the done offsets until a commit has written them.
      */
     void undo(List<Long> offsets) {
+        toCommit = null;
         for (long offset : offsets) {
             doneAbove.remove(offset);
             outstanding.add(offset);
@@ -86,8 +91,11 @@ final class PartitionTrack {
 
     /** {@return what a commit writes now: the watermark and the done offsets above it} */
     OffsetAndMetadata toCommit() {
-        long watermark = watermark();
-        return new OffsetAndMetadata(watermark, OffsetMap.encode(watermark, doneAbove.tailSet(watermark, false)));
+        if (toCommit == null) {
+            long watermark = watermark();
+            toCommit = new OffsetAndMetadata(watermark, OffsetMap.encode(watermark, doneAbove.tailSet(watermark, false)));
+        }
+        return toCommit;
     }
 
     /** {@return whether {@link #toCommit()} differs from what was last committed} */
@@ -98,6 +106,7 @@ final class PartitionTrack {
 
     /** A commit wrote {@code written}: the done offsets below its watermark are covered by it, and dropped. */
     void committed(OffsetAndMetadata written) {
+        toCommit = null;
         committed = written;
         doneAbove.headSet(written.offset(), false).clear();
     }

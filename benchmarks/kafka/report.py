@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Turns the runs of benchmarks/kafka/run (one JSON line each) into benchmarks/results/kafka.md.
+
+    python3 benchmarks/kafka/report.py --started ... --finished ... --commit ... --command ... \
+        --java ... benchmarks/results/kafka-runs.jsonl > benchmarks/results/kafka.md
+
+Standard library only, and deterministic. Every figure is the mean of the rounds, with each round's
+figure beside it, and a ratio is drain's mean over the other's in the same run (above 1: drain is
+faster). A target is met only where every round of drain is at or above every round of the other
+(the rounds do not overlap), or by the means, said so, where they do.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+STOP_TARGET_MS = 1000  # plus the slowest in-flight handler
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    import math
+    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(x)))))
+    return f"{round(x, decimals):,.{decimals}f}"
+
+
+def table(header, rows, align):
+    marks = {"l": "---", "r": "--:", "c": ":-:"}
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    out.extend("| " + " | ".join(str(c) for c in row) + " |" for row in rows)
+    return "\n".join(out)
+
+
+def load(path):
+    runs = defaultdict(list)
+    for line in open(path):
+        line = line.strip()
+        if line:
+            r = json.loads(line)
+            runs[(r["variant"], r["workers"], r["handler_ms"])].append(r)
+    return runs
+
+
+def rates(runs, key):
+    return [r["records_per_s"] for r in runs.get(key, [])]
+
+
+def mean(xs):
+    return statistics.mean(xs) if xs else None
+
+
+def compare(runs, variant, other, workers, ms):
+    a, b = rates(runs, (variant, workers, ms)), rates(runs, (other, workers, ms))
+    if not a or not b:
+        return None
+    return {"a": a, "b": b, "ratio": mean(a) / mean(b), "apart": min(a) >= max(b) or max(a) <= min(b)}
+
+
+def throughput_section(runs):
+    rows = []
+    for ms in [0, 1, 10]:
+        for workers, other in [(1, "plain"), (8, "pc"), (64, "pc"), (512, "pc")]:
+            c = compare(runs, "drain", other, workers, ms)
+            if c is None:
+                continue
+            cpu_a = mean([r["cpu_s"] / r["records"] * 1e6 for r in runs[("drain", workers, ms)]])
+            cpu_b = mean([r["cpu_s"] / r["records"] * 1e6 for r in runs[(other, workers, ms)]])
+            ideal = "–" if ms == 0 else fmt(workers * 1000 / ms)
+            rows.append([f"{ms} ms" if ms else "no-op", workers, ideal,
+                         f"{fmt(mean(c['a']))} ({' / '.join(fmt(x) for x in c['a'])})",
+                         "plain loop" if other == "plain" else "Parallel Consumer",
+                         f"{fmt(mean(c['b']))} ({' / '.join(fmt(x) for x in c['b'])})",
+                         f"{c['ratio']:.2f}×" + ("" if c["apart"] else " (rounds overlap)"),
+                         f"{fmt(cpu_a)} / {fmt(cpu_b)}"])
+    return ("## Records per second, end to end\n\n"
+            "From the first record handled until the group's commits cover every record (read through `Admin` every "
+            "10 ms): records per second, the mean of the rounds and each round's. The handler sleeps 1 or 10 ms, or "
+            "returns at once; the ideal is workers ÷ handler time. The ratio is drain's mean over the other's (above 1: "
+            "drain is faster). CPU µs per record: the harness JVM's own (drain's / the other's), not the broker's.\n\n"
+            + table(["handler", "workers", "ideal records/s", "drain", "beside", "its records/s", "ratio", "CPU µs/record"],
+                    rows, ["l", "r", "r", "r", "l", "r", "r", "r"]))
+
+
+def stop_section(runs):
+    stops = [r for key, rs in runs.items() if key[0] == "drain-stop" for r in rs]
+    aborts = [r for key, rs in runs.items() if key[0] == "drain-abort" for r in rs]
+    parts = []
+    if stops and any(r["stop_to_last_commit_ms"] is not None for r in stops):
+        ms = [r["stop_to_last_commit_ms"] for r in stops if r["stop_to_last_commit_ms"] is not None]
+        parts.append("## From `requestStop()` to the last commit\n\n"
+                     f"drain at 64 workers, a 10 ms handler, `requestStop()` two seconds in; the run ends once every "
+                     f"settlement is answered, after its last commit: {', '.join(fmt(x) for x in ms)} ms "
+                     f"(max {fmt(max(ms))} ms).")
+    if aborts:
+        rows = [[r["round"], r["handled"], r["handled_next"], r["twice_with_a_source"], r["twice_with_a_plain_consumer"]]
+                for r in aborts]
+        parts.append("## Duplicates after an abort\n\n"
+                     "drain at 64 workers, a 10 ms handler, `abort()` two seconds in; then the group's next member (a "
+                     "`KafkaSource`, which reads the commit's metadata) handles what is left. Handled twice: by the next "
+                     "member; and by a plain consumer of the group, which reads from the watermark and so repeats the done "
+                     "offsets above it (counted from the commit, not run). Every record is handled by one or the other.\n\n"
+                     + table(["round", "handled before the abort", "handled by the next member", "twice, next member a source",
+                              "twice, a plain consumer"], rows, ["r", "r", "r", "r", "r"]))
+    return "\n\n".join(parts)
+
+
+def targets_section(runs):
+    rows = []
+
+    def judge(label, c, limit):
+        if c is None:
+            return
+        met = c["ratio"] >= limit and (c["apart"] or c["ratio"] >= limit)
+        decided = "by every round" if c["apart"] else "by the means (rounds overlap)"
+        rows.append([label, f"≥ {limit:g} ×", f"{c['ratio']:.2f}× ({decided})", "yes" if met else "**no**"])
+
+    judge("drain ÷ plain loop, 1 worker, 1 ms handler", compare(runs, "drain", "plain", 1, 1), 1.0)
+    for workers in [64, 512]:
+        for ms in [1, 10]:
+            judge(f"drain ÷ Parallel Consumer, {workers} workers, {ms} ms handler", compare(runs, "drain", "pc", workers, ms), 1.0)
+    stops = [r["stop_to_last_commit_ms"] for key, rs in runs.items() if key[0] == "drain-stop" for r in rs
+             if r["stop_to_last_commit_ms"] is not None]
+    if stops:
+        limit = STOP_TARGET_MS + 10
+        rows.append(["`requestStop()` to the last commit, 64 workers, 10 ms handler", f"≤ {limit} ms",
+                     f"max {fmt(max(stops))} ms", "yes" if max(stops) <= limit else "**no**"])
+    if not rows:
+        return ""
+    return ("## Targets\n\nIssue 22's, from this run.\n\n"
+            + table(["target", "limit", "measured", "met"], rows, ["l", "r", "l", "c"]))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for flag in ["--started", "--finished", "--commit", "--command", "--java"]:
+        parser.add_argument(flag, required=True)
+    parser.add_argument("runs")
+    args = parser.parse_args(argv)
+    runs = load(args.runs)
+    if not runs:
+        sys.exit("report.py: no runs in " + args.runs)
+    rounds = max(r["round"] for rs in runs.values() for r in rs)
+    header = ("# Kafka: drain beside a plain loop and Parallel Consumer\n\n"
+              "<!-- Generated by benchmarks/kafka/report.py from benchmarks/results/kafka-runs.jsonl; re-run "
+              "benchmarks/run kafka. -->\n\n"
+              + table(["", ""], [
+                  ["command", f"`{args.command}`"],
+                  ["date", f"{args.started} – {args.finished}"],
+                  ["drain", f"commit {args.commit}"],
+                  ["JDK", args.java],
+                  ["rounds", f"{rounds}; in each, the variants of one configuration run one after the other, in an order "
+                             "that alternates between rounds"],
+                  ["broker", "one KRaft node (`LocalKafka`) in a JVM of its own; every run in a JVM of its own, on a fresh "
+                             "topic of 8 partitions of 100-byte records, written before the measurement"],
+                  ["drain", "`KafkaSource` (buffer max(1,024, 2 × workers)) and a `WorkerPool` of the workers, queue size = "
+                            "workers, settlement batches of 512"],
+                  ["plain loop", "one `KafkaConsumer`: poll, handle each record in turn, `commitSync()` per poll"],
+                  ["Parallel Consumer", "`io.confluent.parallelconsumer:parallel-consumer-core:0.5.3.3` with "
+                                        "`kafka-clients` 3.9.1, `UNORDERED`, `maxConcurrency` = workers, its default "
+                                        "commit mode and interval"],
+              ], ["l", "l"]))
+    parts = [header, targets_section(runs), throughput_section(runs), stop_section(runs)]
+    sys.stdout.write("\n\n".join(p for p in parts if p) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,246 @@
+package dev.drain.bench;
+
+import dev.drain.bench.kafka.Load;
+import dev.drain.kafka.Delivery;
+import dev.drain.kafka.KafkaSource;
+import dev.drain.pool.Results;
+import dev.drain.pool.WorkerPool;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Issue 22's throughput, one run per JVM ({@code benchmarks/run kafka} starts it): records per
+ * second end to end ({@link Load}) through drain's {@link KafkaSource} and a {@link WorkerPool},
+ * and through a plain {@code KafkaConsumer} loop (poll, handle each record, {@code commitSync});
+ * and, for drain, the time from {@code requestStop()} to the last commit, and the duplicates after
+ * an abort. Parallel Consumer's harness is a project of its own (its Kafka client is 3.9.1) with
+ * the same command line and result line.
+ *
+ * <p>Arguments: servers, variant ({@code drain}, {@code plain}, {@code drain-stop},
+ * {@code drain-abort}), workers, handler milliseconds, records, topic. Prints one JSON line.
+ */
+public final class KafkaThroughput {
+    private KafkaThroughput() {}
+
+    /** The pool's settlement batches: one commit per batch, so a batch as large as the commit's round trip allows. */
+    static final int SETTLE_BATCH = 512;
+
+    public static void main(String[] args) throws Exception {
+        Load.Run run = Load.Run.of(args);
+        Load.Run warm = run.warmUp();
+        Load.prepare(warm);
+        Load.prepare(run);
+        measure(warm, Load.ends(warm)); // not measured: the JIT's turn
+        String line = measure(run, Load.ends(run));
+        long left = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && !t.isDaemon() && t != Thread.currentThread() && !t.getName().equals("DestroyJavaVM"))
+                .count();
+        System.out.println(line.substring(0, line.length() - 1) + ", \"threads_left_after_close\": " + left + "}");
+    }
+
+    private static String measure(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
+        return switch (run.variant()) {
+            case "drain" -> drain(run, ends);
+            case "plain" -> plain(run, ends);
+            case "drain-stop" -> drainStop(run);
+            case "drain-abort" -> drainAbort(run);
+            default -> throw new IllegalArgumentException("no variant " + run.variant());
+        };
+    }
+
+    private static Map<String, Object> consumer(Load.Run run) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", run.servers());
+        config.put("group.id", run.group());
+        return config;
+    }
+
+    /** Starts a thread that waits until {@code handled} reaches the records, then for the commits; {@return when they covered every record} */
+    private static CompletableFuture<Long> watch(Load.Run run, Map<TopicPartition, Long> ends, LongAdder handled) {
+        CompletableFuture<Long> committed = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("commit-watch").start(() -> {
+            try {
+                while (handled.sum() < run.records()) {
+                    Thread.sleep(1);
+                }
+                committed.complete(Load.awaitCommitted(run, ends, Duration.ofMinutes(2)));
+            } catch (Exception e) {
+                committed.completeExceptionally(e);
+            }
+        });
+        return committed;
+    }
+
+    private static KafkaSource<String, String> open(Load.Run run, Duration idle) {
+        return KafkaSource.builder(consumer(run), new StringDeserializer(), new StringDeserializer()).topics(run.topic())
+                .buffer(Math.max(1_024, 2 * run.workers())).endWhenIdle(idle).open();
+    }
+
+    private static WorkerPool<Delivery<String, String>, Long> pool(Load.Run run, KafkaSource<String, String> source,
+            Consumer<Delivery<String, String>> each) {
+        return WorkerPool.<Delivery<String, String>, Long>builder(d -> {
+            run.handle();
+            each.accept(d);
+            return d.offset();
+        }).workers(run.workers()).queueSize(run.workers()).settleBatch(SETTLE_BATCH).settler(source.settler()).name("bench").build();
+    }
+
+    private static String drain(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
+        AtomicLong first = new AtomicLong();
+        LongAdder handled = new LongAdder();
+        CompletableFuture<Long> committed = watch(run, ends, handled);
+        double cpu = Load.cpuSeconds();
+        long commits;
+        try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, d -> {
+                first.compareAndSet(0, System.nanoTime());
+                handled.increment();
+            });
+            try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
+                results.forEachRemaining(offset -> {});
+            }
+            commits = source.commits();
+        }
+        return Load.result(run, first.get(), committed.get(), handled.sum(), Load.cpuSeconds() - cpu, "\"commits\": " + commits);
+    }
+
+    private static String plain(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
+        long first = 0;
+        LongAdder handled = new LongAdder();
+        CompletableFuture<Long> committed = watch(run, ends, handled);
+        double cpu = Load.cpuSeconds();
+        Map<String, Object> config = consumer(run);
+        config.put("enable.auto.commit", "false");
+        config.put("auto.offset.reset", "earliest");
+        config.put("group.protocol", "consumer");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(java.util.List.of(run.topic()));
+            while (handled.sum() < run.records()) {
+                ConsumerRecords<String, String> polled = consumer.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<String, String> record : polled) {
+                    if (first == 0) {
+                        first = System.nanoTime();
+                    }
+                    run.handle();
+                    handled.increment();
+                }
+                if (!polled.isEmpty()) {
+                    consumer.commitSync(); // what this poll returned, all handled
+                }
+            }
+        }
+        return Load.result(run, first, committed.get(), handled.sum(), Load.cpuSeconds() - cpu, "");
+    }
+
+    /** Runs {@code action} on a thread of its own once the run has handled records for two seconds; {@return the thread} */
+    private static Thread twoSecondsIn(AtomicLong first, Runnable action) {
+        return Thread.ofPlatform().name("two-seconds-in").start(() -> {
+            try {
+                while (first.get() == 0 || System.nanoTime() - first.get() < 2_000_000_000L) {
+                    Thread.sleep(1);
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            action.run();
+        });
+    }
+
+    /** drain, stopped gracefully two seconds into the run: from {@code requestStop()} to the run's end, which comes after its last commit. */
+    private static String drainStop(Load.Run run) throws Exception {
+        AtomicLong first = new AtomicLong();
+        AtomicLong stopped = new AtomicLong();
+        LongAdder handled = new LongAdder();
+        long ended;
+        double cpu = Load.cpuSeconds();
+        try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, d -> {
+                first.compareAndSet(0, System.nanoTime());
+                handled.increment();
+            });
+            Thread stopper = twoSecondsIn(first, () -> {
+                stopped.set(System.nanoTime());
+                pool.requestStop();
+            });
+            try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
+                results.forEachRemaining(offset -> {});
+            }
+            ended = System.nanoTime(); // the run ends once every settlement is answered: after its last commit
+            stopper.join();
+        }
+        String stop = stopped.get() == 0 ? "null" // the records ran out before the stop came
+                : String.format(java.util.Locale.ROOT, "%.1f", (ended - stopped.get()) / 1e6);
+        return Load.result(run, first.get(), ended, handled.sum(), Load.cpuSeconds() - cpu, "\"stop_to_last_commit_ms\": " + stop);
+    }
+
+    /**
+     * drain, aborted two seconds into the run, then the group's next member (a source, which reads
+     * the commit's metadata) handles what is left: the records handled by both, and the ones a
+     * plain consumer of the group would handle again (done above the watermark).
+     */
+    private static String drainAbort(Load.Run run) throws Exception {
+        AtomicLong first = new AtomicLong();
+        Set<String> before = ConcurrentHashMap.newKeySet();
+        Set<String> after = ConcurrentHashMap.newKeySet();
+        long aborted;
+        double cpu = Load.cpuSeconds();
+        try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, d -> {
+                first.compareAndSet(0, System.nanoTime());
+                before.add(d.toString());
+            });
+            Thread aborter = twoSecondsIn(first, pool::abort);
+            try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
+                results.forEachRemaining(offset -> {});
+            } catch (RuntimeException abortedRun) {
+                // PoolAborted
+            }
+            aborted = System.nanoTime();
+            aborter.join();
+        }
+        long plainRepeats = 0;
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers",
+                run.servers()))) {
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets(run.group()).partitionsToOffsetAndMetadata().get();
+            for (String handled : before) {
+                int at = handled.lastIndexOf('@');
+                int dash = handled.lastIndexOf('-', at);
+                TopicPartition partition = new TopicPartition(handled.substring(0, dash), Integer.parseInt(handled.substring(dash + 1, at)));
+                OffsetAndMetadata c = committed.get(partition);
+                if (c == null || Long.parseLong(handled.substring(at + 1)) >= c.offset()) {
+                    plainRepeats++; // at or above the watermark: a plain consumer of the group reads it again
+                }
+            }
+        }
+        try (KafkaSource<String, String> next = open(run, Duration.ofSeconds(1))) {
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, next, d -> after.add(d.toString()));
+            try (Stream<Delivery<String, String>> records = next.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
+                results.forEachRemaining(offset -> {});
+            }
+        }
+        Set<String> twice = new java.util.HashSet<>(before);
+        twice.retainAll(after);
+        if (before.size() + after.size() - twice.size() != run.records()) {
+            throw new IllegalStateException("handled " + before.size() + " then " + after.size() + " (" + twice.size()
+                    + " twice): not every one of " + run.records());
+        }
+        return Load.result(run, first.get(), aborted, before.size(), Load.cpuSeconds() - cpu,
+                String.format(java.util.Locale.ROOT, "\"handled_next\": %d, \"twice_with_a_source\": %d, \"twice_with_a_plain_consumer\": %d",
+                        after.size(), twice.size(), plainRepeats));
+    }
+}
