@@ -48,7 +48,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -73,11 +75,13 @@ import org.jspecify.annotations.Nullable;
  * ({@link OffsetMap}), so that the next owner skips them (KC-4). A delivery is done when it
  * succeeded, or when it failed for good and its dead letter has been written to the dead-letter
  * topic ({@code <topic>-dlt} by default) (KC-5). A released delivery (discarded, cancelled) is
- * never done, so the watermark cannot pass it and the next owner gets it again (KC-6). The settler
- * returns only once the commit that records its batch has succeeded: what the run's books call
- * settled is what the group has committed. A commit the group refuses, a dead letter that cannot
- * be written, or metadata that no longer fits fails the batch (the pool then names it unsettled,
- * WP-22) and is undone, so that no later commit writes it (KC-7).
+ * never done, so the watermark cannot pass it: the next stream of this source delivers it again,
+ * or the partition's next owner does (KC-6). The settler returns only once the commit that records
+ * its batch has succeeded: what the run's books call settled is what the group has committed. A
+ * commit the group refuses, a dead letter that cannot be written, or metadata that no longer fits
+ * fails the batch (the pool then names it unsettled, WP-22) and is undone, so that no later commit
+ * writes it; a commit whose outcome is unknown (a timeout) fails its batch too, but is kept, so
+ * that no later commit moves the offset back (KC-7).
  *
  * <p><b>Rebalances</b> (KC-8), with the consumer group protocol of KIP-848 by default, which moves
  * only the partitions that change owner: when partitions are revoked, their buffered records are
@@ -92,7 +96,8 @@ import org.jspecify.annotations.Nullable;
  * source does, WP-7), or, with {@link Builder#endWhenIdle}, when nothing has been polled for that
  * long. {@link #close()} ends the stream, commits what was settled, leaves the group and joins the
  * poll thread. A forgotten {@code close()} does not keep the JVM alive (the poll thread is a
- * daemon), but the group only takes this member's partitions back after its session times out.
+ * daemon), but until the JVM exits that thread keeps the member in its group, holding its
+ * partitions: close the source.
  *
  * <p>Every method may be called from any thread. Settlements handed to the settler happen-before
  * the commit that writes them. Null arguments are refused with {@link NullPointerException}.
@@ -115,6 +120,8 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private final Duration deadLetterTimeout;
     private final Duration closeTimeout;
     private final Duration commitInterval;
+    /** The consumer's {@code default.api.timeout.ms}: how long one commit may take. */
+    private final Duration commitTimeout;
     private final Deserializer<K> keys;
     private final Deserializer<V> values;
     /** Used by the poll thread only, once it has started. */
@@ -128,6 +135,8 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     /** Set by that close. */
     @GuardedBy("closeLock")
     private boolean resourcesClosed;
+    /** Set by a {@link #close()} that a deserializer made on the poll thread; read by it when it ends. */
+    private volatile boolean closedFromThePollThread;
 
     /** Guards the buffer, the requests, the stream and the ending. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -148,6 +157,12 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     /** Settlement batches the settler has handed over and the poll thread has not served. */
     @GuardedBy("lock")
     private final ArrayDeque<Request<K, V>> requests = new ArrayDeque<>();
+    /**
+     * Deliveries this source holds that a run released, or whose commit was refused: the next
+     * stream hands them out first (KC-6, KC-7); dropped with their partition when it goes.
+     */
+    @GuardedBy("lock")
+    private final List<Delivery<K, V>> redeliver = new ArrayList<>();
     /** Whether a stream of deliveries is open. */
     @GuardedBy("lock")
     private boolean streamOpen;
@@ -198,6 +213,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         this.deadLetterTimeout = b.deadLetterTimeout;
         this.closeTimeout = b.closeTimeout;
         this.commitInterval = b.commitInterval;
+        this.commitTimeout = b.commitTimeout();
         this.keys = b.keys;
         this.values = b.values;
         this.consumer = consumer;
@@ -224,9 +240,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
 
     /**
      * The deliveries, for {@code WorkerPool.run(Stream)}, in poll order (so in offset order within
-     * a partition), each once. {@code hasNext} waits for the next record; the stream ends as the
-     * class says. Closing the stream leaves the buffered deliveries to a later stream of this
-     * source, or, once the source is closed, to the partitions' next owner.
+     * a partition), each once; first, those an earlier run released, or whose commit was refused,
+     * while this source still holds their partitions (KC-6, KC-7). {@code hasNext} waits for the next
+     * record; the stream ends as the class says. Closing the stream leaves the buffered deliveries to
+     * a later stream of this source, or, once the source is closed, to the partitions' next owner.
      *
      * @return a stream to be consumed by one thread at a time (the pool's producer)
      * @throws IllegalStateException if another stream of this source is open, or the source is closed
@@ -241,6 +258,14 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 throw new IllegalStateException("a stream of the Kafka source of " + topics + " is already open");
             }
             streamOpen = true;
+            if (!redeliver.isEmpty()) { // what an earlier run left undone, in offset order within each partition
+                redeliver.sort(java.util.Comparator.comparing((Delivery<K, V> d) -> d.topicPartition().toString())
+                        .thenComparingLong(Delivery::offset));
+                for (int i = redeliver.size() - 1; i >= 0; i--) {
+                    buffer.addFirst(redeliver.get(i));
+                }
+                redeliver.clear();
+            }
         } finally {
             lock.unlock();
         }
@@ -342,25 +367,26 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             lock.unlock();
         }
         if (Thread.currentThread() == poller) {
-            return; // from a deserializer, on the poll thread: it ends the source when the call returns
+            closedFromThePollThread = true; // from a deserializer: the poll thread ends, and closes the rest, when it returns
+            return;
         }
         consumer.wakeup();
         boolean interrupted = false;
-        while (true) {
-            try {
-                poller.join(); // it ends within the consumer's close timeout and one commit
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true; // keep waiting: a poll thread left running would outlive the source
-            }
-        }
         try {
-            synchronized (closeLock) {
-                if (!resourcesClosed) { // else an earlier call closed them
-                    resourcesClosed = true;
-                    closeResources();
-                }
+            // The poll thread ends after its last commits (each bounded by default.api.timeout.ms) and
+            // the consumer's close (closeTimeout); only user code on it (a deserializer that never
+            // returns) could hold it longer. Past the bound it is interrupted, and then given up on.
+            long bound = closeTimeout.plus(commitTimeout.multipliedBy(2)).toNanos();
+            interrupted = joinPoller(bound);
+            if (poller.isAlive()) {
+                poller.interrupt();
+                interrupted |= joinPoller(closeTimeout.toNanos());
             }
+            if (poller.isAlive()) {
+                throw new IllegalStateException("the poll thread of the Kafka source of " + topics + " did not end within "
+                        + Duration.ofNanos(bound).plus(closeTimeout) + ", even interrupted: " + stackOf(poller));
+            }
+            closeResourcesOnce();
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -368,10 +394,46 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         }
     }
 
+    /** Joins the poll thread for at most {@code nanos}, whatever interrupts the caller; {@return whether it was interrupted} */
+    private boolean joinPoller(long nanos) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + nanos;
+        while (poller.isAlive()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                poller.join(Duration.ofNanos(left));
+            } catch (InterruptedException e) {
+                interrupted = true; // keep waiting: a poll thread left running would outlive the source
+            }
+        }
+        return interrupted;
+    }
+
+    private static String stackOf(Thread thread) {
+        StringBuilder text = new StringBuilder();
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            text.append("\n\tat ").append(frame);
+        }
+        return text.toString();
+    }
+
+    /** Closes the producer and the deserializers, the first time only. */
+    private void closeResourcesOnce() {
+        synchronized (closeLock) {
+            if (!resourcesClosed) { // else an earlier call closed them
+                resourcesClosed = true;
+                closeResources();
+            }
+        }
+    }
+
     /** Closes the dead-letter producer and the deserializers, each whatever the others threw; throws the first failure. */
     private void closeResources() {
         RuntimeException failed = null;
-        for (AutoCloseable each : List.<AutoCloseable>of(() -> deadLetters.close(closeTimeout), keys::close, values::close)) {
+        for (AutoCloseable each : List.<AutoCloseable>of(() -> deadLetters.close(closeTimeout), keys, values)) {
             try {
                 each.close();
             } catch (Exception e) { // the deserializers' close is the user's code
@@ -400,23 +462,30 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             consumer.subscribe(topics, new Rebalance());
             long lastRecord = System.nanoTime();
             while (!isClosing()) {
-                long sinceCommit = System.nanoTime() - lastCommit;
-                if (sinceCommit >= commitInterval.toNanos()) {
+                if (System.nanoTime() - lastCommit >= commitInterval.toNanos()) {
                     serve();
                 }
                 pauseOrResume();
                 if (full) {
-                    // Every partition is paused: a poll would return at once (the consumer keeps the fetched
-                    // records of paused partitions, and looks at them each time), so the thread waits for room
-                    // in the buffer, a batch to commit or the close, and polls at least every POLL to stay in
-                    // its group and run the rebalance callbacks.
+                    // Every partition is paused: the consumer keeps the records it fetched for paused
+                    // partitions and looks at them on every poll, which then spins until its timeout
+                    // (KAFKA-21084). So the thread waits for room in the buffer, a batch due for its
+                    // commit, or the close, for at most POLL, looks again, and then polls without
+                    // waiting, only to run the rebalance callbacks and stay in its group.
                     awaitRoomOrWork();
+                    if (System.nanoTime() - lastCommit >= commitInterval.toNanos()) {
+                        serve();
+                    }
+                    pauseOrResume();
                 }
+                long sinceCommit = System.nanoTime() - lastCommit;
+                Duration timeout = full ? Duration.ZERO
+                        : hasRequests() && sinceCommit < commitInterval.toNanos()
+                                ? Duration.ofNanos(Math.max(1, commitInterval.toNanos() - sinceCommit)) // until the batch is due
+                                : POLL;
                 ConsumerRecords<byte[], byte[]> polled;
                 try {
-                    // with a batch waiting for the commit interval, poll only until the interval is up
-                    polled = consumer.poll(hasRequests() && sinceCommit < commitInterval.toNanos()
-                            ? Duration.ofNanos(Math.max(1, commitInterval.toNanos() - sinceCommit)) : POLL);
+                    polled = consumer.poll(timeout);
                 } catch (WakeupException e) {
                     continue; // the settler handed over a batch, or close() was called
                 }
@@ -433,7 +502,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             failed = e;
         } finally {
             try {
-                closeConsumer(); // leaving the group revokes every partition: what settled is committed
+                // leaving the group revokes every partition: what settled is committed (a wakeup does
+                // not cut a close short: the consumer ignores it there)
+                consumer.close(CloseOptions.timeout(closeTimeout));
             } catch (Throwable e) {
                 if (failed == null) {
                     failed = e;
@@ -441,20 +512,18 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                     failed.addSuppressed(e);
                 }
             }
-            end(failed);
-        }
-    }
-
-    private void closeConsumer() {
-        for (int tries = 0; ; tries++) {
-            try {
-                consumer.close(CloseOptions.timeout(closeTimeout));
-                return;
-            } catch (WakeupException e) {
-                if (tries >= 3) {
-                    throw e;
+            if (closedFromThePollThread) { // close() was called by a deserializer, on this thread: it could not wait for it
+                try {
+                    closeResourcesOnce();
+                } catch (RuntimeException e) {
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
                 }
             }
+            end(failed);
         }
     }
 
@@ -535,20 +604,25 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     }
 
     private Delivery<K, V> delivery(TopicPartition partition, ConsumerRecord<byte[], byte[]> record, long assignment) {
-        RecordHeaders headers = new RecordHeaders(record.headers().toArray());
-        headers.setReadOnly();
+        RecordHeaders headers = new RecordHeaders(record.headers().toArray()); // the deserializers may change them, as Kafka's may
         K key = null;
         V value = null;
         UnreadableRecord unreadable = null;
         try {
-            key = record.key() == null ? null : keys.deserialize(record.topic(), headers, record.key());
-            value = record.value() == null ? null : values.deserialize(record.topic(), headers, record.value());
-        } catch (VirtualMachineError e) {
-            throw e; // the JVM cannot go on reliably: the source fails (KC-3)
-        } catch (Throwable e) { // a deserializer is the user's code: whatever it throws makes one record unreadable
+            // as a KafkaConsumer calls them: with null for a record without a key, or a tombstone
+            key = keys.deserialize(record.topic(), headers, record.key());
+            value = values.deserialize(record.topic(), headers, record.value());
+        } catch (Throwable e) {
+            // a deserializer is the user's code: whatever it throws, a stack it overflows on a deeply
+            // nested record included, makes that one record unreadable; the JVM's own trouble (out of
+            // memory, an internal error) fails the source (KC-3)
+            if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+                throw e;
+            }
             unreadable = new UnreadableRecord("the record " + partition + "@" + record.offset() + " could not be deserialized: "
                     + e.getClass().getName(), e);
         }
+        headers.setReadOnly();
         return new Delivery<>(partition, record.offset(), record.timestamp(), key, value, unreadable, headers,
                 record.key(), record.value(), assignment);
     }
@@ -561,9 +635,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         Set<TopicPartition> assigned = consumer.assignment();
         for (Map.Entry<TopicPartition, PartitionTrack> e : tracks.entrySet()) {
             int length = e.getValue().toCommit().metadata().length();
-            if (length > metadataBudget * 3 / 4) {
+            long span = e.getValue().span();
+            if (length > metadataBudget * 3 / 4 || span > OffsetMap.MAX_SPAN / 2) {
                 pausedForMetadata.add(e.getKey());
-            } else if (length < metadataBudget / 2) {
+            } else if (length < metadataBudget / 2 && span < OffsetMap.MAX_SPAN / 4) {
                 pausedForMetadata.remove(e.getKey());
             }
         }
@@ -615,60 +690,102 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        // Every batch taken here is answered before this method returns or throws: a settler waits for it.
         Map<TopicPartition, List<Long>> marked = new HashMap<>();
-        for (Request<K, V> request : round) {
-            for (Settlement<Delivery<K, V>> settlement : request.batch) {
-                Delivery<K, V> delivery = settlement.item();
-                PartitionTrack track = tracks.get(delivery.topicPartition());
-                if (track == null || track.assignment != delivery.assignment()) {
-                    staleSettlements.incrementAndGet(); // revoked or lost since: the next owner delivers it again
-                    continue;
-                }
-                if (!(settlement instanceof Settlement.Released<Delivery<K, V>>) && track.done(delivery.offset())) {
-                    marked.computeIfAbsent(delivery.topicPartition(), p -> new ArrayList<>()).add(delivery.offset());
-                }
-            }
-        }
-        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-        Map<PartitionTrack, OffsetAndMetadata> writing = new HashMap<>();
-        for (Map.Entry<TopicPartition, PartitionTrack> e : tracks.entrySet()) {
-            if (e.getValue().changed()) {
-                OffsetAndMetadata now = e.getValue().toCommit();
-                commit.put(e.getKey(), now);
-                writing.put(e.getValue(), now);
-            }
-        }
+        List<Delivery<K, V>> markedDeliveries = new ArrayList<>();
+        boolean sent = false; // whether a commit left this process: before that, a failure wrote nothing
         try {
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : commit.entrySet()) {
-                if (e.getValue().metadata().length() > metadataBudget) {
-                    throw new KafkaSourceException("the done offsets above the watermark " + e.getValue().offset() + " of "
-                            + e.getKey() + " no longer fit in a commit's metadata (" + e.getValue().metadata().length()
-                            + " characters, the budget is " + metadataBudget + "): a record below them has been in flight too long");
+            List<Delivery<K, V>> released = new ArrayList<>();
+            for (Request<K, V> request : round) {
+                for (Settlement<Delivery<K, V>> settlement : request.batch) {
+                    Delivery<K, V> delivery = settlement.item();
+                    PartitionTrack track = tracks.get(delivery.topicPartition());
+                    if (track == null || track.assignment != delivery.assignment()) {
+                        staleSettlements.incrementAndGet(); // revoked or lost since: the next owner delivers it again
+                    } else if (settlement instanceof Settlement.Released<Delivery<K, V>>) {
+                        released.add(delivery); // outstanding still: the next stream of this source gets it (KC-6)
+                    } else if (track.done(delivery.offset())) {
+                        marked.computeIfAbsent(delivery.topicPartition(), p -> new ArrayList<>()).add(delivery.offset());
+                        markedDeliveries.add(delivery);
+                    }
+                }
+            }
+            redeliverLater(released);
+            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+            Map<PartitionTrack, OffsetAndMetadata> writing = new HashMap<>();
+            for (Map.Entry<TopicPartition, PartitionTrack> e : tracks.entrySet()) {
+                if (e.getValue().changed()) {
+                    OffsetAndMetadata now = e.getValue().toCommit();
+                    if (now.metadata().length() > metadataBudget || e.getValue().span() > OffsetMap.MAX_SPAN) {
+                        throw new KafkaSourceException("the done offsets above the watermark " + now.offset() + " of " + e.getKey()
+                                + " no longer fit in a commit's metadata (" + now.metadata().length() + " characters, the budget is "
+                                + metadataBudget + "): a record below them has been in flight too long");
+                    }
+                    commit.put(e.getKey(), now);
+                    writing.put(e.getValue(), now);
                 }
             }
             if (!commit.isEmpty()) {
                 lastCommit = System.nanoTime();
+                sent = true;
                 commitSync(commit);
                 writing.forEach(PartitionTrack::committed);
                 commits.incrementAndGet();
             }
-        } catch (RuntimeException e) {
-            if (e instanceof CommitFailedException || e instanceof RebalanceInProgressException) {
-                refusedCommits.incrementAndGet();
-            }
-            marked.forEach((partition, offsets) -> {
-                PartitionTrack track = tracks.get(partition);
-                if (track != null) {
-                    track.undo(offsets);
+        } catch (Throwable e) {
+            if (!sent || refused(e)) {
+                // Nothing was written: the marks are undone, so that no later commit writes them, and
+                // their deliveries go to the next stream of this source (KC-7).
+                if (e instanceof CommitFailedException || e instanceof RebalanceInProgressException) {
+                    refusedCommits.incrementAndGet();
                 }
-            });
+                marked.forEach((partition, offsets) -> {
+                    PartitionTrack track = tracks.get(partition);
+                    if (track != null) {
+                        track.undo(offsets);
+                    }
+                });
+                redeliverLater(markedDeliveries);
+            }
+            // Otherwise the outcome is unknown (a timeout: the broker may have written it): the marks
+            // are kept, so that no later commit moves the offset back; the batches are named
+            // unsettled, and may be committed by the next commit all the same (KC-7).
             for (Request<K, V> request : round) {
                 request.done.completeExceptionally(e);
+            }
+            if (e instanceof Error error) {
+                throw error; // the poll thread cannot go on: the source fails, and what is queued with it
             }
             return;
         }
         for (Request<K, V> request : round) {
             request.done.complete(null);
+        }
+    }
+
+    /**
+     * {@return whether a commit that was sent and failed certainly wrote nothing}: the group
+     * refused it, or the broker answered with an error that is not worth a retry. A timeout, a lost
+     * connection or an interrupt leave the outcome unknown (the broker may have written it).
+     */
+    private static boolean refused(Throwable e) {
+        return e instanceof CommitFailedException || e instanceof RebalanceInProgressException
+                || (e instanceof ApiException && !(e instanceof RetriableException));
+    }
+
+    /**
+     * Keeps deliveries that this source still holds and did not get done (released, or whose commit
+     * was refused) for the next stream, which hands them out first (KC-6, KC-7).
+     */
+    private void redeliverLater(List<Delivery<K, V>> deliveries) {
+        if (deliveries.isEmpty()) {
+            return;
+        }
+        lock.lock();
+        try {
+            redeliver.addAll(deliveries);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -735,6 +852,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         lock.lock();
         try {
             buffer.removeIf(delivery -> partitions.contains(delivery.topicPartition()));
+            redeliver.removeIf(delivery -> partitions.contains(delivery.topicPartition()));
         } finally {
             lock.unlock();
         }
@@ -756,6 +874,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 long assignment = ++assignments;
                 tracks.put(partition, new PartitionTrack(assignment, from, start));
                 current.put(partition, assignment);
+            }
+            if (full) { // this poll must not fill the buffer further with the new partitions' records (KC-2)
+                consumer.pause(partitions);
             }
         }
 
@@ -814,12 +935,21 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         /** Set by close. */
         @GuardedBy("lock")
         private boolean closed;
+        /**
+         * The delivery a {@code hasNext()} that returned true took from the buffer for the next
+         * {@code next()}: a close or a revocation between the two cannot take it away.
+         */
+        @GuardedBy("lock")
+        private @Nullable Delivery<K, V> peeked;
 
         @Override
         public boolean hasNext() {
             lock.lock();
             try {
                 while (true) {
+                    if (peeked != null) {
+                        return true;
+                    }
                     if (closed || closing) {
                         return false; // what is buffered stays for a later stream, or the partitions' next owner
                     }
@@ -830,6 +960,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                         return false;
                     }
                     if (!buffer.isEmpty()) {
+                        peeked = buffer.removeFirst();
+                        if (buffer.size() == capacity / 2) {
+                            roomOrWork.signalAll();
+                        }
                         return true;
                     }
                     if (idle) {
@@ -854,10 +988,8 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
-                Delivery<K, V> next = buffer.removeFirst();
-                if (buffer.size() == capacity / 2) {
-                    roomOrWork.signalAll();
-                }
+                Delivery<K, V> next = Objects.requireNonNull(peeked);
+                peeked = null;
                 return next;
             } finally {
                 lock.unlock();
@@ -870,6 +1002,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 if (!closed) {
                     closed = true;
                     streamOpen = false;
+                    if (peeked != null) { // promised by hasNext(), never taken: back to the buffer's head
+                        buffer.addFirst(peeked);
+                        peeked = null;
+                    }
                     deliveredOrEnded.signalAll();
                 }
             } finally {
@@ -938,15 +1074,22 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 if (request.cancel()) {
                     throw e; // not taken: nothing of it will be committed
                 }
-                awaitUninterruptibly(request.done); // taken: its commit is under way, and its outcome must be known
+                // taken: its commit is under way, and its outcome must be known; the interrupt is kept
+                awaitUninterruptibly(request.done);
                 Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                Throwable cause = Objects.requireNonNull(e.getCause(), "a commit failed without a cause");
-                if (cause instanceof Exception exception) {
-                    throw exception;
+                if (request.done.isCompletedExceptionally()) {
+                    rethrow(request.done.exceptionNow());
                 }
-                throw (Error) cause;
+            } catch (ExecutionException e) {
+                rethrow(Objects.requireNonNull(e.getCause(), "a commit failed without a cause"));
             }
+        }
+
+        private static void rethrow(Throwable cause) throws Exception {
+            if (cause instanceof Exception exception) {
+                throw exception;
+            }
+            throw (Error) cause;
         }
 
         /**
@@ -956,18 +1099,23 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         private void writeDeadLetters(List<Settlement<Delivery<K, V>>> batch) throws Exception {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             List<Delivery<K, V>> letters = new ArrayList<>();
+            long deadline = System.nanoTime() + deadLetterTimeout.toNanos(); // one timeout for the whole batch
             for (Settlement<Delivery<K, V>> settlement : batch) {
                 if (settlement instanceof Settlement.Failed<Delivery<K, V>> failed
                         && Objects.equals(current.get(failed.item().topicPartition()), failed.item().assignment())) {
                     letters.add(failed.item());
+                    if (System.nanoTime() - deadline > 0) { // out of time: the batch fails, and the rest is not sent
+                        sent.add(CompletableFuture.failedFuture(new TimeoutException("no time left to send it")));
+                        break;
+                    }
                     try {
                         sent.add(deadLetters.send(deadLetter(failed.failure())));
                     } catch (RuntimeException e) { // no metadata for the topic within max.block.ms, a record too large
                         sent.add(CompletableFuture.failedFuture(e));
+                        break; // the batch fails: the letters after it need not wait for their own timeout
                     }
                 }
             }
-            long deadline = System.nanoTime() + deadLetterTimeout.toNanos();
             for (int i = 0; i < sent.size(); i++) {
                 try {
                     sent.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -1106,12 +1254,12 @@ public final class KafkaSource<K, V> implements AutoCloseable {
          * How many deliveries the buffer holds before the poll thread pauses the partitions (KC-2);
          * {@code max.poll.records} is lowered to it, so that the buffer never holds more than twice it.
          *
-         * @param deliveries 1 to 1,000,000 (1,024 by default)
+         * @param deliveries 1 to 100,000 (1,024 by default)
          * @return this builder
          */
         public Builder<K, V> buffer(int deliveries) {
-            if (deliveries < 1 || deliveries > 1_000_000) {
-                throw new IllegalArgumentException("a buffer holds 1 to 1,000,000 deliveries, not " + deliveries);
+            if (deliveries < 1 || deliveries > 100_000) {
+                throw new IllegalArgumentException("a buffer holds 1 to 100,000 deliveries, not " + deliveries);
             }
             this.buffer = deliveries;
             return this;
@@ -1187,7 +1335,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         }
 
         /**
-         * How long {@link KafkaSource#close()} gives the consumer to leave its group, and the producer to finish.
+         * How long {@link KafkaSource#close()} gives the consumer to leave its group, and the
+         * producer to finish. The close also makes its last commits first, each bounded by the
+         * consumer's {@code default.api.timeout.ms}.
          *
          * @param timeout positive
          * @return this builder
@@ -1225,30 +1375,28 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             // a poll returns at most a buffer's worth: the buffer then never holds more than two
             int maxPoll = Integer.parseInt(String.valueOf(config.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500")));
             config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(Math.min(maxPoll, buffer)));
-            KafkaConsumer<byte[], byte[]> consumer =
-                    new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            KafkaConsumer<byte[], byte[]> consumer = null;
             KafkaProducer<byte[], byte[]> producer = null;
             try {
+                consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
                 for (String topic : topics) {
                     mustExist(consumer, topic, servers);
                     mustExist(consumer, topic + deadLetterSuffix, servers);
                 }
-                Map<String, Object> producing = new HashMap<>();
-                producing.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-                producing.put(ProducerConfig.ACKS_CONFIG, "all");
-                producing.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-                // send() itself waits for the topic's metadata: no longer than a batch may wait for its letters
-                producing.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deadLetterTimeout.toMillis()));
-                producing.putAll(producerConfig);
-                producer = new KafkaProducer<>(producing, new ByteArraySerializer(), new ByteArraySerializer());
+                producer = new KafkaProducer<>(producerSettings(servers), new ByteArraySerializer(), new ByteArraySerializer());
+                for (String topic : topics) { // the dead letters are written with the producer's settings: it must reach them too
+                    producer.partitionsFor(topic + deadLetterSuffix);
+                }
                 KafkaSource<K, V> source = new KafkaSource<>(this, consumer, producer);
                 source.start();
                 return source;
             } catch (RuntimeException | Error e) {
-                try {
-                    consumer.close(CloseOptions.timeout(Duration.ZERO));
-                } catch (RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
+                if (consumer != null) {
+                    try {
+                        consumer.close(CloseOptions.timeout(Duration.ZERO));
+                    } catch (RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
                 }
                 if (producer != null) {
                     producer.close(Duration.ZERO);
@@ -1258,6 +1406,31 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 }
                 throw new KafkaSourceException("cannot open a Kafka source of " + topics + " at " + servers + ": " + e, e);
             }
+        }
+
+        /**
+         * The dead-letter producer's settings: the consumer's settings that a producer also takes
+         * (the servers, security, DNS; not the consumer's interceptors or client id), then
+         * {@code acks=all}, idempotence and {@code max.block.ms} of the dead-letter timeout, then
+         * {@link #deadLetterProducer}'s.
+         */
+        private Map<String, Object> producerSettings(Object servers) {
+            Map<String, Object> producing = new HashMap<>();
+            Set<String> producerNames = ProducerConfig.configNames();
+            consumerConfig.forEach((name, value) -> {
+                if (producerNames.contains(name) && !name.equals(ProducerConfig.CLIENT_ID_CONFIG)
+                        && !name.equals(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG) && !name.startsWith("key.")
+                        && !name.startsWith("value.")) {
+                    producing.put(name, value);
+                }
+            });
+            producing.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+            producing.put(ProducerConfig.ACKS_CONFIG, "all");
+            producing.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            // send() itself waits for the topic's metadata: no longer than a batch may wait for its letters
+            producing.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deadLetterTimeout.toMillis()));
+            producing.putAll(producerConfig);
+            return producing;
         }
 
         private void mustExist(KafkaConsumer<byte[], byte[]> consumer, String topic, Object servers) {
@@ -1277,6 +1450,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
 
         private String group() {
             return String.valueOf(consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG));
+        }
+
+        private Duration commitTimeout() {
+            Object ms = consumerConfig.get(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
+            return Duration.ofMillis(ms == null ? 60_000 : Long.parseLong(String.valueOf(ms)));
         }
 
         private static Duration positive(Duration d, String name) {

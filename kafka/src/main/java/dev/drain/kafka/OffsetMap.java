@@ -30,17 +30,19 @@ final class OffsetMap {
     static final String BITSET = "drain:1:b";
     static final String RUNS = "drain:1:r";
     /**
-     * The widest span above the watermark a map may cover: far more than a commit's metadata can
-     * hold as a bitset (a broker keeps 4,096 bytes by default), so a longer one is damaged.
+     * The widest span above the watermark a map may cover (2^20 offsets): a source pauses a
+     * partition at half of it (KC-7), so a wider map is damaged, or not drain's, and decodes to
+     * nothing; and no map is decoded into more than this many offsets.
      */
-    static final long MAX_SPAN = 1L << 24;
+    static final long MAX_SPAN = 1L << 20;
 
     private OffsetMap() {}
 
     /**
      * {@return the metadata recording {@code done}, every element of which is above {@code watermark}}
      *
-     * @throws IllegalArgumentException if an offset is not above the watermark
+     * @throws IllegalArgumentException if an offset is not above the watermark, or the offsets span
+     *     more than {@link #MAX_SPAN} above it (a map {@link #decode} would not read back)
      */
     static String encode(long watermark, NavigableSet<Long> done) {
         if (done.isEmpty()) {
@@ -48,6 +50,10 @@ final class OffsetMap {
         }
         if (done.first() <= watermark) {
             throw new IllegalArgumentException("done offset " + done.first() + " is not above the watermark " + watermark);
+        }
+        if (done.last() - watermark > MAX_SPAN) { // the source pauses long before (KC-7): a map no reader would take
+            throw new IllegalArgumentException("done offsets span " + (done.last() - watermark) + " above the watermark, more than "
+                    + MAX_SPAN);
         }
         String bits = BITSET + base64(bitset(watermark, done));
         String runs = RUNS + base64(runs(watermark, done));
@@ -60,6 +66,9 @@ final class OffsetMap {
         try {
             if (metadata.startsWith(BITSET)) {
                 byte[] bits = Base64.getUrlDecoder().decode(metadata.substring(BITSET.length()));
+                if ((long) bits.length * 8 > MAX_SPAN) {
+                    return new TreeSet<>();
+                }
                 for (int i = 0; i < bits.length * 8; i++) {
                     if ((bits[i / 8] & (1 << (i % 8))) != 0) {
                         done.add(watermark + 1 + i);
@@ -74,12 +83,15 @@ final class OffsetMap {
                     int shift = 0;
                     byte b;
                     do {
+                        if (shift > 56) {
+                            return new TreeSet<>(); // a varint longer than any length below 2^63: damaged
+                        }
                         b = runs[at++];
                         length |= (long) (b & 0x7f) << shift;
                         shift += 7;
                     } while ((b & 0x80) != 0);
-                    if (next + length - watermark > MAX_SPAN) {
-                        return new TreeSet<>(); // damaged: no drain map is this wide
+                    if (length < 0 || length > MAX_SPAN - (next - watermark - 1)) {
+                        return new TreeSet<>(); // damaged: no drain map is this wide (and no sum overflows)
                     }
                     if (doneRun) {
                         for (long o = next; o < next + length; o++) {

@@ -111,6 +111,11 @@ final class PartitionTrack {
         doneAbove.headSet(written.offset(), false).clear();
     }
 
+    /** {@return how far above the watermark the last done offset is (0 with none): what the metadata's map spans} */
+    long span() {
+        return doneAbove.isEmpty() ? 0 : Math.max(0, doneAbove.last() - watermark());
+    }
+
     /** {@return how many offsets are polled and not done} */
     int outstanding() {
         return outstanding.size();

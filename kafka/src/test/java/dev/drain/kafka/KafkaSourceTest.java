@@ -61,6 +61,16 @@ class KafkaSourceTest {
         Waits.until("the clients' threads gone", () -> kafkaThreads().equals(before));
     }
 
+    /** KC-1: brokers whose names do not resolve fail open() with a KafkaSourceException naming them, not the client's own error. */
+    @Test
+    void unresolvableBrokersFailOpenNamingThem() {
+        Map<String, Object> config = Map.of("bootstrap.servers", "no-such-host.invalid:9092", "group.id", Broker.freshGroup("dns"));
+        assertThatThrownBy(() -> KafkaSource.builder(config, new StringDeserializer(), new StringDeserializer()).topics("orders")
+                .openTimeout(Duration.ofSeconds(2)).open())
+                .isInstanceOf(KafkaSourceException.class).hasMessageContaining("no-such-host.invalid");
+        assertThat(Broker.noSourceThreads()).isTrue();
+    }
+
     /** KC-1: a topic, or a dead-letter topic, that does not exist fails open() naming it. */
     @Test
     void aMissingTopicOrDeadLetterTopicFailsOpenNamingIt(Broker broker) throws Exception {

@@ -72,13 +72,4 @@ class OffsetMapProperties {
             assertThat(decoded).allSatisfy(o -> assertThat(o).isGreaterThan(5L).isLessThanOrEqualTo(5 + OffsetMap.MAX_SPAN));
         });
     }
-
-    /** KC-4: a run-length map that claims a span wider than any commit could hold decodes to nothing, at once. */
-    @Test
-    void anImpossiblyWideRunDecodesToNothing() {
-        // one run not done of length 0, then a done run of 2^62: nine LEB128 bytes
-        byte[] runs = {0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x40};
-        String metadata = OffsetMap.RUNS + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(runs);
-        assertThat(OffsetMap.decode(0, metadata)).isEmpty();
-    }
 }

@@ -114,8 +114,11 @@ public final class WitnessedConsumer {
             watch.interrupt();
             source.close(); // its last commit counts in the figures below
         }
+        String cause = outcome instanceof RunOutcome.Unsettled<Delivery<String, String>> unsettled
+                ? " cause=" + unsettled.cause().toString().replace('\n', ' ') : "";
         return "ended outcome=" + outcome.getClass().getSimpleName() + " stale=" + source.staleSettlements()
-                + " refused=" + source.refusedCommits() + " commits=" + source.commits() + " unsettled=" + outcome.unsettled().size();
+                + " refused=" + source.refusedCommits() + " commits=" + source.commits() + " unsettled=" + outcome.unsettled().size()
+                + cause;
     }
 
     private static synchronized void witness(FileChannel out, String line) {
