@@ -175,7 +175,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     /** Set when the poll thread has ended. */
     @GuardedBy("lock")
     private boolean ended;
-    /** What the poll thread failed with, if it did; set with {@link #ended}. */
+    /**
+     * What the poll thread failed with, if it did: set before it answers the batches it was
+     * committing, so that a settler that saw the failure finds the stream failed too, and again,
+     * with what closing added, with {@link #ended}.
+     */
     @GuardedBy("lock")
     private @Nullable Throwable failure;
 
@@ -500,6 +504,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             serve(); // what was handed over before the close
         } catch (Throwable e) { // the consumer failed for good, or a callback did: the source cannot go on
             failed = e;
+            failing(e);
         } finally {
             try {
                 // leaving the group revokes every partition: what settled is committed (a wakeup does
@@ -750,6 +755,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             // Otherwise the outcome is unknown (a timeout: the broker may have written it): the marks
             // are kept, so that no later commit moves the offset back; the batches are named
             // unsettled, and may be committed by the next commit all the same (KC-7).
+            if (e instanceof Error) {
+                failing(e); // before the settlers hear of it: the stream has failed by the time they have
+            }
             for (Request<K, V> request : round) {
                 request.done.completeExceptionally(e);
             }
@@ -822,6 +830,17 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 idle = true;
                 deliveredOrEnded.signalAll();
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The poll thread cannot go on: the stream fails from now on, while the thread closes the consumer. */
+    private void failing(Throwable failed) {
+        lock.lock();
+        try {
+            failure = failed;
+            deliveredOrEnded.signalAll();
         } finally {
             lock.unlock();
         }
@@ -953,10 +972,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                     if (closed || closing) {
                         return false; // what is buffered stays for a later stream, or the partitions' next owner
                     }
+                    if (failure != null) {
+                        throw new KafkaSourceException("the Kafka source of " + topics + " failed: " + failure, failure);
+                    }
                     if (ended) {
-                        if (failure != null) {
-                            throw new KafkaSourceException("the Kafka source of " + topics + " failed: " + failure, failure);
-                        }
                         return false;
                     }
                     if (!buffer.isEmpty()) {

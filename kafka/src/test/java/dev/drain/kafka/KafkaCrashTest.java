@@ -325,7 +325,7 @@ class KafkaCrashTest {
         /** Runs the same consumer in this JVM, to its idle end; {@return its end line} */
         String runHere(Broker broker, String topic, String group) throws Exception {
             AtomicReference<WorkerPool<Delivery<String, String>, String>> running = new AtomicReference<>();
-            return WitnessedConsumer.run(args(broker, topic, group, 0, 1_500), running);
+            return WitnessedConsumer.run(args(broker, topic, group, 0, 1_500), running, null);
         }
 
         /**

@@ -4,6 +4,7 @@ import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.WorkerPool;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A process that runs a pool over a {@link KafkaSource}, for the tests that kill, stop, freeze
@@ -48,7 +50,7 @@ public final class WitnessedConsumer {
             }
         }));
         try {
-            System.out.println(run(args, running));
+            System.out.println(run(args, running, System.out));
         } finally {
             ended.countDown();
         }
@@ -58,8 +60,11 @@ public final class WitnessedConsumer {
      * Runs the pool over the source until it is idle or stopped; {@return the {@code ended ...} line}
      *
      * @param running where the pool is put once it is built, for a stop to find it
+     * @param diagnostics where a child prints the source's state as it changes, for a failing
+     *     test's message; {@code null} in a test's own JVM, which prints nothing
      */
-    static String run(String[] args, AtomicReference<WorkerPool<Delivery<String, String>, String>> running) throws Exception {
+    static String run(String[] args, AtomicReference<WorkerPool<Delivery<String, String>, String>> running,
+            @Nullable PrintStream diagnostics) throws Exception {
         String servers = args[0];
         String topic = args[1];
         String group = args[2];
@@ -74,12 +79,12 @@ public final class WitnessedConsumer {
                 "default.api.timeout.ms", "10000", "request.timeout.ms", "5000"));
         KafkaSource<String, String> source = KafkaSource.builder(config, new StringDeserializer(), new StringDeserializer())
                 .topics(topic).buffer(buffer).endWhenIdle(idle).open();
-        Thread watch = Thread.ofPlatform().daemon().name("assignment-watch").start(() -> { // diagnostics, for a failing test's message
+        Thread watch = Thread.ofPlatform().daemon().name("assignment-watch").unstarted(() -> {
             String seen = "";
             while (!Thread.currentThread().isInterrupted()) {
                 String now = source.toString().replaceAll(", commits \\d+", "");
                 if (!now.equals(seen)) {
-                    System.out.println(System.currentTimeMillis() + " " + now);
+                    Objects.requireNonNull(diagnostics).println(System.currentTimeMillis() + " " + now);
                     seen = now;
                 }
                 try {
@@ -89,6 +94,9 @@ public final class WitnessedConsumer {
                 }
             }
         });
+        if (diagnostics != null) {
+            watch.start();
+        }
         RunOutcome<Delivery<String, String>> outcome;
         try (FileChannel out = FileChannel.open(handlings, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(d -> {
@@ -112,6 +120,9 @@ public final class WitnessedConsumer {
             outcome = ran.outcome().orElseThrow();
         } finally {
             watch.interrupt();
+            if (diagnostics != null) {
+                watch.join(dev.drain.support.Bounds.WAIT.toMillis());
+            }
             source.close(); // its last commit counts in the figures below
         }
         String cause = outcome instanceof RunOutcome.Unsettled<Delivery<String, String>> unsettled
