@@ -56,10 +56,21 @@ public final class KafkaThroughput {
         return switch (run.variant()) {
             case "drain" -> drain(run, ends);
             case "plain" -> plain(run, ends);
+            case "plain-virtual" -> onAVirtualThread(() -> plain(run, ends));
             case "drain-stop" -> drainStop(run);
             case "drain-abort" -> drainAbort(run);
             default -> throw new IllegalArgumentException("no variant " + run.variant());
         };
+    }
+
+    /**
+     * Runs the plain loop on a virtual thread, as drain's workers are: its handler's sleep then
+     * costs what a virtual thread's timed park costs, which tells that cost apart from drain's own.
+     */
+    private static String onAVirtualThread(java.util.concurrent.Callable<String> loop) throws Exception {
+        java.util.concurrent.FutureTask<String> task = new java.util.concurrent.FutureTask<>(loop);
+        Thread.ofVirtual().name("plain-virtual").start(task).join();
+        return task.get();
     }
 
     private static Map<String, Object> consumer(Load.Run run) {

@@ -366,7 +366,82 @@ class SettlementTest {
             assertThat(unsettled.cause()).isSameAs(down);
             assertThat(((PoolUnsettled) thrown).unsettled()).isEqualTo(firstBatch);
         }
-        assertThat(sink.count(MetricsEvent.SETTLEMENT_FAILED)).isOne();
+        assertThat(sink.named(MetricsEvent.SETTLEMENT_FAILED)).as("the sink hears of it once, with the batch's size and the cause")
+                .singleElement().asString().contains("batch=" + firstBatch.size()).contains("the store is down");
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-22, WP-6: a store that fails in a run that failed too: the iteration throws
+     * PoolUnsettled, with the run's own PoolFailure suppressed in it, and the Unsettled outcome
+     * answers for the failures of the run it wraps.
+     */
+    @Test
+    void aFailedStoreInAFailedRunKeepsTheRunsOwnException() {
+        IOException down = new IOException("the store is down");
+        RecordingSettler settler = new RecordingSettler(call -> {
+            if (call == 1) {
+                throw down;
+            }
+        });
+        WorkerPool<Integer, String> pool = builder(item -> {
+            if (item == 0) {
+                throw new IllegalStateException("item 0 can never be handled");
+            }
+            return Workloads.result(item);
+        }, settler).build();
+        try (Results<Integer, String> results = pool.run(CountingSource.of(10))) {
+            Throwable thrown = catchThrowable(() -> drain(results));
+            RunOutcome<Integer> outcome = assertSettledAsTheBooks(results, settler);
+            RunOutcome.Unsettled<Integer> unsettled = (RunOutcome.Unsettled<Integer>) outcome;
+            assertThat(unsettled.ended()).isInstanceOf(RunOutcome.Failed.class);
+            assertThat(unsettled.failures()).as("the failures of the run it wraps").isEqualTo(unsettled.ended().failures())
+                    .extracting(ItemFailure::item).containsExactly(0);
+            assertThat(thrown).isInstanceOf(PoolUnsettled.class).hasCause(down);
+            assertThat(thrown.getSuppressed()).as("the run's own exception, suppressed in PoolUnsettled").singleElement()
+                    .isInstanceOfSatisfying(PoolFailure.class, f -> assertThat(f.failures()).isEqualTo(unsettled.failures()));
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-22, WP-12: an abort frees at once the workers that wait for the store's room: while the
+     * store has still not answered, the producer and every worker end (the driver waits for the
+     * store, as a run ends only once every settlement is answered).
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAbortFreesTheWorkersWaitingForTheStore(ThreadKind kind) {
+        CountDownLatch answer = new CountDownLatch(1);
+        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
+        WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
+        AtomicReference<@Nullable Thread> producer = new AtomicReference<>();
+        AtomicInteger pulled = new AtomicInteger();
+        Iterator<Integer> source = Workloads.endlessCalling(item -> {
+            producer.set(Thread.currentThread());
+            pulled.incrementAndGet();
+        });
+        int held = 2 * Settling.BACKLOG_BATCHES + 3 + 2 + 1; // as in aBlockedStoreHoldsThePoolToTheBacklog
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(source)) {
+                assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
+                return assertSettledAsTheBooks(results, settler);
+            }
+        });
+        try {
+            Waits.until("the producer waits with " + held + " items pulled", () -> {
+                Thread thread = producer.get();
+                return pulled.get() >= held && thread != null && thread.getState() == Thread.State.WAITING;
+            });
+            int before = pool.liveThreads();
+            pool.abort();
+            Waits.until("the producer and the three workers end while the store has not answered (" + before + " threads before)",
+                    () -> pool.liveThreads() <= before - 4);
+            assertThat(answer.getCount()).as("the store, still unanswered").isOne();
+        } finally {
+            answer.countDown();
+        }
+        assertThat(owner.value()).isInstanceOf(RunOutcome.Aborted.class);
         assertNoThreadsLeft(pool);
     }
 
@@ -465,6 +540,26 @@ class SettlementTest {
         assertThatThrownBy(() -> builder(Workloads.echo(), new RecordingSettler())
                 .settleBatch(WorkerPool.Builder.MAX_SETTLE_BATCH + 1).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("settleBatch must be between 1");
+    }
+
+    /** WP-22, WP-16: settleBatch's bounds themselves, 1 and MAX_SETTLE_BATCH, are accepted. */
+    @Test
+    void settleBatchAcceptsItsBounds() {
+        assertThat(builder(Workloads.echo(), new RecordingSettler()).settleBatch(1).build().settings()).contains("settler=yes");
+        assertThat(builder(Workloads.echo(), new RecordingSettler()).settleBatch(WorkerPool.Builder.MAX_SETTLE_BATCH).build()
+                .settings()).contains("settler=yes");
+    }
+
+    /** WP-22, WP-11: an Unsettled outcome answers for the items of the run it wraps: its failures, discarded and cancelled. */
+    @Test
+    void anUnsettledOutcomeAnswersForTheRunItWraps() {
+        ItemFailure<Integer> failure = new ItemFailure<>(3, 1, new IOException("item 3"));
+        RunOutcome<Integer> aborted = new RunOutcome.Aborted<>(List.of(1), List.of(2), List.of(failure));
+        RunOutcome.Unsettled<Integer> unsettled = new RunOutcome.Unsettled<>(aborted,
+                List.of(new Settlement.Succeeded<>(4)), new IOException("the store is down"));
+        assertThat(unsettled.discarded()).containsExactly(1);
+        assertThat(unsettled.cancelled()).containsExactly(2);
+        assertThat(unsettled.failures()).containsExactly(failure);
     }
 
     /** WP-22, WP-11: an Unsettled outcome is never empty and never wraps another. */
