@@ -1,5 +1,6 @@
 package dev.drain.support;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -24,6 +25,21 @@ public final class Waits {
             } else {
                 LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50)); // back off between polls
             }
+        }
+    }
+
+    /**
+     * Waits as {@link #until} does, looking at most once every {@code every}: for a condition that
+     * is costly to look at (it takes a lock the awaited thread needs, or reads files that other
+     * processes write) and would take the CPU the awaited work needs if looked at in a tight loop.
+     */
+    public static void untilLookingEvery(Duration every, String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Bounds.WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + Bounds.WAIT + " waiting until " + what);
+            }
+            LockSupport.parkNanos(every.toNanos());
         }
     }
 

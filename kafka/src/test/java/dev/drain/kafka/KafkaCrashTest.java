@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.drain.pool.WorkerPool;
 import dev.drain.support.Bounds;
 import dev.drain.support.Waits;
-import java.util.function.BooleanSupplier;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -71,7 +70,7 @@ class KafkaCrashTest {
         try {
             Process process = child.start(broker, topic, group, 5);
             try {
-                until(killAfter + " records handled, or the child gone", () -> !process.isAlive() || child.handled().size() >= killAfter);
+                Waits.untilLookingEvery(LOOK, killAfter + " records handled, or the child gone", () -> !process.isAlive() || child.handled().size() >= killAfter);
                 assertThat(process.isAlive()).as("the child, before its kill (its output: %s)", child.output()).isTrue();
             } finally {
                 process.destroyForcibly(); // SIGKILL: no shutdown hook, no finally, no close
@@ -151,11 +150,11 @@ class KafkaCrashTest {
         try {
             watch.start();
             processes.add(witnesses.get(0).start(broker, topic, group, 25, waitsForSessions));
-            until("a has handled some", () -> total(witnesses) >= 100);
+            Waits.untilLookingEvery(LOOK, "a has handled some", () -> total(witnesses) >= 100);
             processes.add(witnesses.get(1).start(broker, topic, group, 25));
-            until("b handles", () -> !witnesses.get(1).handled().isEmpty());
+            Waits.untilLookingEvery(LOOK, "b handles", () -> !witnesses.get(1).handled().isEmpty());
             processes.add(witnesses.get(2).start(broker, topic, group, 25));
-            until("c handles", () -> !witnesses.get(2).handled().isEmpty());
+            Waits.untilLookingEvery(LOOK, "c handles", () -> !witnesses.get(2).handled().isEmpty());
             processes.get(1).destroy(); // SIGTERM: b stops gracefully and leaves
             assertThat(processes.get(1).waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("b ended").isTrue();
             processes.get(2).destroyForcibly(); // c dies
@@ -215,13 +214,13 @@ class KafkaCrashTest {
             // the frozen-to-be is slow (50 ms a record): when the other joins, both its partitions still have most of
             // their records, and the one it keeps has plenty left when it is frozen
             f = frozen.start(broker, topic, group, 50, 2L * LocalKafka.SESSION_TIMEOUT_MS);
-            until("the frozen-to-be handles", () -> frozen.handled().size() >= 20);
+            Waits.untilLookingEvery(LOOK, "the frozen-to-be handles", () -> frozen.handled().size() >= 20);
             o = other.start(broker, topic, group, 10, 2L * LocalKafka.SESSION_TIMEOUT_MS);
-            until("the other handles", () -> !other.handled().isEmpty());
+            Waits.untilLookingEvery(LOOK, "the other handles", () -> !other.handled().isEmpty());
             signal(f, "STOP");
             int atFreeze = frozen.handled().size();
             try {
-                until("the other has taken over the frozen one's partition", () -> offsets(topic, other.handled()).size() == 2);
+                Waits.untilLookingEvery(LOOK, "the other has taken over the frozen one's partition", () -> offsets(topic, other.handled()).size() == 2);
             } catch (AssertionError e) {
                 throw new AssertionError(e.getMessage() + "; frozen at " + System.currentTimeMillis() + ": " + frozen.output()
                         + "; other: " + other.output() + "; handled by the other: " + offsets(topic, other.handled()).keySet(), e);
@@ -252,21 +251,8 @@ class KafkaCrashTest {
         }
     }
 
-    /**
-     * {@link Waits#until}, looking at most every 20 ms: the conditions here read the children's
-     * witness files, and reading them in a tight loop would take the CPU the children need.
-     */
-    private static void until(String what, BooleanSupplier condition) {
-        long[] last = {0};
-        Waits.until(what, () -> {
-            long now = System.nanoTime();
-            if (now - last[0] < TimeUnit.MILLISECONDS.toNanos(20)) {
-                return false;
-            }
-            last[0] = now;
-            return condition.getAsBoolean();
-        });
-    }
+    /** How often a wait here looks: the conditions read the children's witness files; a tight loop would take the CPU the children need. */
+    private static final java.time.Duration LOOK = java.time.Duration.ofMillis(20);
 
     private static long counter(String ended, String name) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(name + "=(\\d+)").matcher(ended);
@@ -336,7 +322,7 @@ class KafkaCrashTest {
         List<String> takeOver(Broker broker, String topic, String group, int partitions, int perPartition) {
             Map<TopicPartition, NavigableSet<Long>> all = Recorded.all(topic, partitions, perPartition);
             List<String> ends = new ArrayList<>();
-            until("every record committed", () -> {
+            Waits.untilLookingEvery(LOOK, "every record committed", () -> {
                 try {
                     ends.add(runHere(broker, topic, group));
                 } catch (Exception e) {

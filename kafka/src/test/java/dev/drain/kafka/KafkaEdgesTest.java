@@ -43,18 +43,8 @@ class KafkaEdgesTest {
         return KafkaSource.builder(broker.consumer(group), new StringDeserializer(), new StringDeserializer()).topics(topic);
     }
 
-    /** Waits as {@link Waits#until} does, looking at most every 20 ms (the source's toString takes its lock). */
-    private static void until(String what, java.util.function.BooleanSupplier condition) {
-        long[] last = {0};
-        Waits.until(what, () -> {
-            long now = System.nanoTime();
-            if (now - last[0] < TimeUnit.MILLISECONDS.toNanos(20)) {
-                return false;
-            }
-            last[0] = now;
-            return condition.getAsBoolean();
-        });
-    }
+    /** How often a wait here looks: the source's toString takes its lock. */
+    private static final java.time.Duration LOOK = java.time.Duration.ofMillis(20);
 
     /** KC-6: a delivery a run released is handed out again, first, by the next stream of the same source, and then committed. */
     @Test
@@ -152,7 +142,7 @@ class KafkaEdgesTest {
                     interruptKept.set(Thread.currentThread().isInterrupted());
                 });
                 Waits.untilParked(settler); // waiting for its batch's commit
-                until("the poll thread took the batch", () -> source.toString().contains("batches handed over 0"));
+                Waits.untilLookingEvery(LOOK, "the poll thread took the batch", () -> source.toString().contains("batches handed over 0"));
                 settler.interrupt();
                 settler.join(Bounds.WAIT.toMillis());
                 assertThat(settler.isAlive()).isFalse();
@@ -202,12 +192,12 @@ class KafkaEdgesTest {
         try (KafkaSource<String, String> source = source(broker, group, topic).buffer(4).open();
                 Stream<Delivery<String, String>> records = source.records()) {
             assertThat(records.iterator().hasNext()).isTrue();
-            until("both partitions paused", () -> source.paused().size() == 2);
+            Waits.untilLookingEvery(LOOK, "both partitions paused", () -> source.paused().size() == 2);
             Thread poller = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("drain-kafka-poll-" + group)).findFirst().orElseThrow();
             long cpu = threads.getThreadCpuTime(poller.threadId());
             long wall = System.nanoTime();
-            until("three seconds of a stalled pool", () -> System.nanoTime() - wall > TimeUnit.SECONDS.toNanos(3));
+            Waits.untilLookingEvery(LOOK, "three seconds of a stalled pool", () -> System.nanoTime() - wall > TimeUnit.SECONDS.toNanos(3));
             double share = (double) (threads.getThreadCpuTime(poller.threadId()) - cpu) / (System.nanoTime() - wall);
             // a spinning thread takes a whole core when it can, and a loaded machine only lowers that: generous
             assertThat(share).as("the poll thread's share of a core while every partition is paused").isLessThan(0.25);
@@ -267,8 +257,8 @@ class KafkaEdgesTest {
         try (Stream<Delivery<String, String>> records = source.records()) {
             assertThat(records.count()).as("what the stream handed out before the source ended").isLessThanOrEqualTo(3);
         }
-        until("the poll thread gone", Broker::noSourceThreads);
-        until("its deserializer closed", closedItsDeserializer::get);
+        Waits.untilLookingEvery(LOOK, "the poll thread gone", Broker::noSourceThreads);
+        Waits.untilLookingEvery(LOOK, "its deserializer closed", closedItsDeserializer::get);
         source.close(); // and a second close, from here, returns
     }
 }
