@@ -405,6 +405,51 @@ class SettlementTest {
     }
 
     /**
+     * WP-22, WP-12: an abort frees at once the workers that wait for the store's room: while the
+     * store has still not answered, the producer and every worker end, and only the driver (which
+     * waits for the store, as a run ends only once every settlement is answered), the settler
+     * thread and the watchdog are left.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAbortFreesTheWorkersWaitingForTheStore(ThreadKind kind) {
+        CountDownLatch answer = new CountDownLatch(1);
+        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
+        WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
+        AtomicReference<@Nullable Thread> producer = new AtomicReference<>();
+        AtomicInteger pulled = new AtomicInteger();
+        Iterator<Integer> source = Workloads.endlessCalling(item -> {
+            producer.set(Thread.currentThread());
+            pulled.incrementAndGet();
+        });
+        int held = 2 * Settling.BACKLOG_BATCHES + 3 + 2 + 1; // as in aBlockedStoreHoldsThePoolToTheBacklog
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(source)) {
+                assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
+                return assertSettledAsTheBooks(results, settler);
+            }
+        });
+        try {
+            // a thread is counted from its first step to its last: the settler thread from before the
+            // store's first call, and the last attempt until it has ended, after its worker went on
+            Waits.until("the producer waits with " + held + " items pulled, and the pool's threads are the driver,"
+                    + " the watchdog, the settler thread, the producer and three workers", () -> {
+                Thread thread = producer.get();
+                return pulled.get() >= held && thread != null && thread.getState() == Thread.State.WAITING
+                        && settler.calls.get() == 1 && pool.liveThreads() == 7;
+            });
+            pool.abort();
+            Waits.until("only the driver, the watchdog and the settler thread are left while the store has not answered",
+                    () -> pool.liveThreads() == 3);
+            assertThat(answer.getCount()).as("the store, still unanswered").isOne();
+        } finally {
+            answer.countDown();
+        }
+        assertThat(owner.value()).isInstanceOf(RunOutcome.Aborted.class);
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-22, WP-18: a VirtualMachineError from the store crashes the run; every settlement is
      * then unsettled, the settler is not called again, and the iteration throws the error itself.
      */
