@@ -193,8 +193,9 @@ public final class KafkaThroughput {
             ended = System.nanoTime(); // the run ends once every settlement is answered: after its last commit
             stopper.join();
         }
-        String stop = stopped.get() == 0 ? "null" // the records ran out before the stop came
-                : String.format(java.util.Locale.ROOT, "%.1f", (ended - stopped.get()) / 1e6);
+        long stoppedAt = stopped.get(); // 0, or after the end: the records ran out before the stop came
+        String stop = stoppedAt == 0 || stoppedAt - ended > 0 ? "null"
+                : String.format(java.util.Locale.ROOT, "%.1f", (ended - stoppedAt) / 1e6);
         return Load.result(run, first.get(), ended, handled.sum(), Load.cpuSeconds() - cpu, "\"stop_to_last_commit_ms\": " + stop);
     }
 
