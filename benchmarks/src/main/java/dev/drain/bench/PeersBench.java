@@ -23,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Gatherers;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -179,19 +178,6 @@ public class PeersBench {
     /** How many items one invocation runs. */
     private int count;
 
-    /** Counts the items of every invocation, for the per-item secondary result. */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Items {
-        /** Items handled in this iteration. */
-        public long items;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            items = 0;
-        }
-    }
-
     @Setup(Level.Trial)
     public void setUp() {
         if (peer.equals("platformPool") && workers > MAX_PLATFORM_WORKERS) {
@@ -212,7 +198,7 @@ public class PeersBench {
     }
 
     @Benchmark
-    public void run(Items counter, Blackhole bh) {
+    public void run(PoolBench.Items counter, Blackhole bh) {
         List<Integer> source = items.subList(0, count);
         Delivered delivered = new Delivered(bh);
         Threads.runAll(Thread.ofVirtual(), List.of(() -> runPeer(source, handle, delivered)));

@@ -71,7 +71,7 @@ public class PoolBench {
     /** What the metrics sink saw, so that the pool's event strings are really built. */
     private final LongAdder metricChars = new LongAdder();
 
-    /** Counts the items of {@link #sleep1ms}, for its per-item secondary result. */
+    /** Counts the items of {@link #sleep1ms} (and of {@code SettlementBench} and {@code PeersBench}), for their per-item secondary result. */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.OPERATIONS)
     public static class Items {

@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -50,19 +49,6 @@ public class SettlementBench {
 
     private List<Integer> items = List.of();
 
-    /** Counts the items of {@link #sleep1ms}, for its per-item secondary result. */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Items {
-        /** Items handled in this iteration. */
-        public long items;
-
-        @Setup(Level.Iteration)
-        public void reset() {
-            items = 0;
-        }
-    }
-
     @Setup(Level.Trial)
     public void setUp() {
         Integer[] all = new Integer[Math.max(PoolBench.NOOP_ITEMS, 64 * PoolBench.ROUNDS)];
@@ -77,7 +63,7 @@ public class SettlementBench {
     }
 
     @Benchmark
-    public void sleep1ms(Items counter, Blackhole bh) {
+    public void sleep1ms(PoolBench.Items counter, Blackhole bh) {
         int n = workers * PoolBench.ROUNDS;
         run(items.subList(0, n), item -> {
             Thread.sleep(1);

@@ -300,6 +300,28 @@ class SettlementTest {
     }
 
     /**
+     * What a store that does not answer lets the producer pull: the backlog (4 batches of 2), one
+     * item per worker, the queue, and the producer's own.
+     */
+    private static final int HELD = 2 * Settling.BACKLOG_BATCHES + 3 + 2 + 1;
+
+    /** An endless source that counts its pulls and remembers the thread that pulls: the producer. */
+    private static final class WatchedSource {
+        final AtomicReference<@Nullable Thread> producer = new AtomicReference<>();
+        final AtomicInteger pulled = new AtomicInteger();
+        final Iterator<Integer> items = Workloads.endlessCalling(item -> {
+            producer.set(Thread.currentThread());
+            pulled.incrementAndGet();
+        });
+
+        /** {@return whether the producer waits, with at least {@link #HELD} items pulled} */
+        boolean producerWaits() {
+            Thread thread = producer.get();
+            return pulled.get() >= HELD && thread != null && thread.getState() == Thread.State.WAITING;
+        }
+    }
+
+    /**
      * WP-22, WP-1: a store that does not answer holds the pool: the workers wait while 4 ×
      * settleBatch settlements are outstanding, so the source is exactly that backlog, the
      * workers' items, the queue and the producer's item ahead.
@@ -310,25 +332,16 @@ class SettlementTest {
         CountDownLatch answer = new CountDownLatch(1);
         RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
         WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
-        AtomicReference<@Nullable Thread> producer = new AtomicReference<>();
-        AtomicInteger pulled = new AtomicInteger();
-        Iterator<Integer> source = Workloads.endlessCalling(item -> {
-            producer.set(Thread.currentThread());
-            pulled.incrementAndGet();
-        });
-        int held = 2 * Settling.BACKLOG_BATCHES + 3 + 2 + 1; // backlog, one item per worker, the queue, the producer's
+        WatchedSource source = new WatchedSource();
         Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
-            try (Results<Integer, String> results = pool.run(source)) {
+            try (Results<Integer, String> results = pool.run(source.items)) {
                 drain(results);
                 return assertSettledAsTheBooks(results, settler);
             }
         });
         try {
-            Waits.until("the producer waits with " + held + " items pulled", () -> {
-                Thread thread = producer.get();
-                return pulled.get() >= held && thread != null && thread.getState() == Thread.State.WAITING;
-            });
-            assertThat(pulled.get()).as("items pulled with the store blocked").isEqualTo(held);
+            Waits.until("the producer waits with " + HELD + " items pulled", source::producerWaits);
+            assertThat(source.pulled.get()).as("items pulled with the store blocked").isEqualTo(HELD);
         } finally {
             answer.countDown();
             pool.requestStop();
@@ -416,15 +429,9 @@ class SettlementTest {
         CountDownLatch answer = new CountDownLatch(1);
         RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
         WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
-        AtomicReference<@Nullable Thread> producer = new AtomicReference<>();
-        AtomicInteger pulled = new AtomicInteger();
-        Iterator<Integer> source = Workloads.endlessCalling(item -> {
-            producer.set(Thread.currentThread());
-            pulled.incrementAndGet();
-        });
-        int held = 2 * Settling.BACKLOG_BATCHES + 3 + 2 + 1; // as in aBlockedStoreHoldsThePoolToTheBacklog
+        WatchedSource source = new WatchedSource();
         Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
-            try (Results<Integer, String> results = pool.run(source)) {
+            try (Results<Integer, String> results = pool.run(source.items)) {
                 assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
                 return assertSettledAsTheBooks(results, settler);
             }
@@ -432,12 +439,9 @@ class SettlementTest {
         try {
             // a thread is counted from its first step to its last: the settler thread from before the
             // store's first call, and the last attempt until it has ended, after its worker went on
-            Waits.until("the producer waits with " + held + " items pulled, and the pool's threads are the driver,"
-                    + " the watchdog, the settler thread, the producer and three workers", () -> {
-                Thread thread = producer.get();
-                return pulled.get() >= held && thread != null && thread.getState() == Thread.State.WAITING
-                        && settler.calls.get() == 1 && pool.liveThreads() == 7;
-            });
+            Waits.until("the producer waits with " + HELD + " items pulled, and the pool's threads are the driver,"
+                    + " the watchdog, the settler thread, the producer and three workers",
+                    () -> source.producerWaits() && settler.calls.get() == 1 && pool.liveThreads() == 7);
             pool.abort();
             Waits.until("only the driver, the watchdog and the settler thread are left while the store has not answered",
                     () -> pool.liveThreads() == 3);
