@@ -418,6 +418,35 @@ class SettlementTest {
     }
 
     /**
+     * WP-22: no batch is larger than settleBatch, however many settlements queue up while the
+     * store does not answer.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void noBatchIsLargerThanSettleBatch(ThreadKind kind) {
+        CountDownLatch answer = new CountDownLatch(1);
+        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
+        WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
+        WatchedSource source = new WatchedSource();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(source.items)) {
+                drain(results);
+                return assertSettledAsTheBooks(results, settler);
+            }
+        });
+        try {
+            Waits.until("the producer waits with " + HELD + " items pulled", source::producerWaits);
+        } finally {
+            answer.countDown();
+            pool.requestStop();
+        }
+        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+        assertThat(List.copyOf(settler.batchSizes)).as("the sizes of the batches").isNotEmpty()
+                .allSatisfy(size -> assertThat(size).isBetween(1, 2)).contains(2);
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-22, WP-12: an abort frees at once the workers that wait for the store's room: while the
      * store has still not answered, the producer and every worker end, and only the driver (which
      * waits for the store, as a run ends only once every settlement is answered), the settler
