@@ -27,6 +27,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -322,6 +323,28 @@ class SettlementTest {
     }
 
     /**
+     * A run of a pool of three workers and settlement batches of 2 over a {@link WatchedSource},
+     * whose store answers no call until {@link #answer} opens; its owner, a thread of {@code kind},
+     * iterates the results with {@code iterate}, then checks that the store heard the books.
+     */
+    private final class BlockedStoreRun {
+        final CountDownLatch answer = new CountDownLatch(1);
+        final RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
+        final WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
+        final WatchedSource source = new WatchedSource();
+        final Call<RunOutcome<Integer>> owner;
+
+        BlockedStoreRun(ThreadKind kind, Consumer<Results<Integer, String>> iterate) {
+            owner = spawn.use(kind).call("owner", () -> {
+                try (Results<Integer, String> results = pool.run(source.items)) {
+                    iterate.accept(results);
+                    return assertSettledAsTheBooks(results, settler);
+                }
+            });
+        }
+    }
+
+    /**
      * WP-22, WP-1: a store that does not answer holds the pool: the workers wait while 4 ×
      * settleBatch settlements are outstanding, so the source is exactly that backlog, the
      * workers' items, the queue and the producer's item ahead.
@@ -329,25 +352,16 @@ class SettlementTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aBlockedStoreHoldsThePoolToTheBacklog(ThreadKind kind) {
-        CountDownLatch answer = new CountDownLatch(1);
-        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
-        WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
-        WatchedSource source = new WatchedSource();
-        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
-            try (Results<Integer, String> results = pool.run(source.items)) {
-                drain(results);
-                return assertSettledAsTheBooks(results, settler);
-            }
-        });
+        BlockedStoreRun run = new BlockedStoreRun(kind, Workloads::drain);
         try {
-            Waits.until("the producer waits with " + HELD + " items pulled", source::producerWaits);
-            assertThat(source.pulled.get()).as("items pulled with the store blocked").isEqualTo(HELD);
+            Waits.until("the producer waits with " + HELD + " items pulled", run.source::producerWaits);
+            assertThat(run.source.pulled.get()).as("items pulled with the store blocked").isEqualTo(HELD);
         } finally {
-            answer.countDown();
-            pool.requestStop();
+            run.answer.countDown();
+            run.pool.requestStop();
         }
-        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
-        assertNoThreadsLeft(pool);
+        assertThat(run.owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+        assertNoThreadsLeft(run.pool);
     }
 
     /**
@@ -424,26 +438,17 @@ class SettlementTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void noBatchIsLargerThanSettleBatch(ThreadKind kind) {
-        CountDownLatch answer = new CountDownLatch(1);
-        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
-        WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
-        WatchedSource source = new WatchedSource();
-        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
-            try (Results<Integer, String> results = pool.run(source.items)) {
-                drain(results);
-                return assertSettledAsTheBooks(results, settler);
-            }
-        });
+        BlockedStoreRun run = new BlockedStoreRun(kind, Workloads::drain);
         try {
-            Waits.until("the producer waits with " + HELD + " items pulled", source::producerWaits);
+            Waits.until("the producer waits with " + HELD + " items pulled", run.source::producerWaits);
         } finally {
-            answer.countDown();
-            pool.requestStop();
+            run.answer.countDown();
+            run.pool.requestStop();
         }
-        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
-        assertThat(List.copyOf(settler.batchSizes)).as("the sizes of the batches").isNotEmpty()
+        assertThat(run.owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+        assertThat(List.copyOf(run.settler.batchSizes)).as("the sizes of the batches").isNotEmpty()
                 .allSatisfy(size -> assertThat(size).isBetween(1, 2)).contains(2);
-        assertNoThreadsLeft(pool);
+        assertNoThreadsLeft(run.pool);
     }
 
     /**
@@ -455,31 +460,23 @@ class SettlementTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void anAbortFreesTheWorkersWaitingForTheStore(ThreadKind kind) {
-        CountDownLatch answer = new CountDownLatch(1);
-        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
-        WorkerPool<Integer, String> pool = builder(Workloads.echo(), settler).settleBatch(2).build();
-        WatchedSource source = new WatchedSource();
-        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
-            try (Results<Integer, String> results = pool.run(source.items)) {
-                assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class);
-                return assertSettledAsTheBooks(results, settler);
-            }
-        });
+        BlockedStoreRun run = new BlockedStoreRun(kind,
+                results -> assertThat(catchThrowable(() -> drain(results))).isInstanceOf(PoolAborted.class));
         try {
             // a thread is counted from its first step to its last: the settler thread from before the
             // store's first call, and the last attempt until it has ended, after its worker went on
             Waits.until("the producer waits with " + HELD + " items pulled, and the pool's threads are the driver,"
                     + " the watchdog, the settler thread, the producer and three workers",
-                    () -> source.producerWaits() && settler.calls.get() == 1 && pool.liveThreads() == 7);
-            pool.abort();
+                    () -> run.source.producerWaits() && run.settler.calls.get() == 1 && run.pool.liveThreads() == 7);
+            run.pool.abort();
             Waits.until("only the driver, the watchdog and the settler thread are left while the store has not answered",
-                    () -> pool.liveThreads() == 3);
-            assertThat(answer.getCount()).as("the store, still unanswered").isOne();
+                    () -> run.pool.liveThreads() == 3);
+            assertThat(run.answer.getCount()).as("the store, still unanswered").isOne();
         } finally {
-            answer.countDown();
+            run.answer.countDown();
         }
-        assertThat(owner.value()).isInstanceOf(RunOutcome.Aborted.class);
-        assertNoThreadsLeft(pool);
+        assertThat(run.owner.value()).isInstanceOf(RunOutcome.Aborted.class);
+        assertNoThreadsLeft(run.pool);
     }
 
     /**
