@@ -154,11 +154,12 @@ import reactor.util.retry.Retry;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--enable-preview", "-Xms2g", "-Xmx2g"})
 public class PeersBench {
-    static final int NOOP_ITEMS = 10_000;
+    static final int NOOP_ITEMS = PoolBench.NOOP_ITEMS;
     static final int ROUNDS = 4;
     static final int CHECK_ITEMS = 2_000;
-    static final int QUEUE_SIZE = 16;
-    static final Duration ITEM_TIMEOUT = Duration.ofSeconds(30);
+    /** The intake's size and the item timeout: drain's defaults, as in {@link PoolBench}. */
+    static final int QUEUE_SIZE = PoolBench.QUEUE_SIZE;
+    static final Duration ITEM_TIMEOUT = PoolBench.ITEM_TIMEOUT;
     static final int MAX_PLATFORM_WORKERS = 64;
 
     @Param({"drain", "fork", "gatherers", "executor", "platformPool", "jox", "reactor", "structure",
