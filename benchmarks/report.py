@@ -472,41 +472,266 @@ def targets_section(results):
                     ["l", "l", "r", "r", "r", "c"]))
 
 
+# ---- beside the peers (PeersBench, issue 23) ----------------------------------------------------
+
+PEERS = ["drain", "fork", "gatherers", "executor", "platformPool", "jox", "reactor",
+         "structure", "structureTimed", "structureOneScope"]
+# The peers a user would pick instead of drain; the structure rows are drain's own shape from JDK
+# parts, a yardstick for drain's code, not a choice.
+USER_PEERS = ["fork", "gatherers", "executor", "platformPool", "jox", "reactor"]
+PEER_LABELS = {
+    "drain": "**drain** (`WorkerPool`, defaults)",
+    "fork": "bare `StructuredTaskScope` fork + `Semaphore`",
+    "gatherers": "`Gatherers.mapConcurrent(W, f)`",
+    "executor": "virtual-thread executor + `ExecutorCompletionService` + `Semaphore`",
+    "platformPool": "`newFixedThreadPool(W)` + `ExecutorCompletionService`",
+    "jox": "jox `Channel(16)` + W worker forks",
+    "reactor": "Reactor `flatMap` + `timeout` + `retryWhen`, virtual threads",
+    "structure": "drain's structure from JDK parts (scope per attempt)",
+    "structureTimed": "the same, each attempt's scope with a timeout",
+    "structureOneScope": "the same, one scope per worker",
+}
+PEER_HANDLERS = [("sleep1ms", "1 ms sleep", 1_000_000), ("sleep10ms", "10 ms sleep", 10_000_000), ("noop", "no-op", None)]
+PEER_WORKERS = ["8", "64", "1024", "10000"]
+PEER_NOOP_ITEMS = 10_000  # PeersBench.NOOP_ITEMS (PoolBench's)
+PEER_ROUNDS = 4           # PeersBench.ROUNDS: a sleeping run has workers × 4 items
+HANDLER_PACED = [("sleep1ms", "8"), ("sleep1ms", "64"), ("sleep10ms", "8"), ("sleep10ms", "64"), ("sleep10ms", "1024")]
+CPU_PACED = [("noop", "8"), ("noop", "64"), ("noop", "1024"), ("noop", "10000"), ("sleep1ms", "1024"),
+             ("sleep1ms", "10000")]
+
+
+def peer_items(handler, workers):
+    """How many items one PeersBench invocation runs."""
+    return PEER_NOOP_ITEMS if handler == "noop" else int(workers) * PEER_ROUNDS
+
+
+class PeerRun:
+    """One peer at one handler and width: per-fork means of the time, CPU time and bytes per item."""
+
+    def __init__(self, r):
+        self.peer, self.handler, self.workers = r.params["peer"], r.params["handler"], r.params["workers"]
+        n = peer_items(self.handler, self.workers)
+        secondary = r.entry.get("secondaryMetrics") or {}
+
+        def per_fork(metric, divide):
+            raw = (secondary.get(metric) or {}).get("rawData") or []
+            return [statistics.fmean(fork) / divide for fork in raw if fork]
+
+        self.time = per_fork("items", 1)            # ns per item, wall clock
+        self.cpu = per_fork("cpu.time.norm", n)     # ns of the JVM's CPU per item
+        self.bytes = per_fork("gc.alloc.rate.norm", n)
+
+    @staticmethod
+    def mean(forks):
+        return statistics.fmean(forks) if forks else None
+
+
+def peer_runs(results):
+    runs = {}
+    for r in results:
+        if r.bench == "PeersBench.run" and "peer" in r.params:
+            run = PeerRun(r)
+            runs[(run.peer, run.handler, run.workers)] = run
+    return runs
+
+
+def best_user_peer(runs, handler, workers):
+    candidates = [runs[(p, handler, workers)] for p in USER_PEERS if (p, handler, workers) in runs]
+    candidates = [c for c in candidates if c.time]
+    return min(candidates, key=lambda c: PeerRun.mean(c.time)) if candidates else None
+
+
+def peers_time_table(runs, handler, pause_ns):
+    widths = [w for w in PEER_WORKERS if any(k[1:] == (handler, w) for k in runs)]
+    rows = []
+    if pause_ns:
+        rows.append(["ideal (the sleep ÷ workers)"] + [sig(pause_ns / int(w)) for w in widths])
+    for peer in PEERS:
+        if not any((peer, handler, w) in runs for w in widths):
+            continue
+        cells = []
+        for w in widths:
+            run = runs.get((peer, handler, w))
+            best = best_user_peer(runs, handler, w)
+            if run is None or not run.time:
+                cells.append("–")
+                continue
+            text = sig(PeerRun.mean(run.time))
+            if best is run:
+                text = f"**{text}**"
+            elif best is not None:
+                text += f" ({fmt_ratio(ratio(PeerRun.mean(run.time), PeerRun.mean(best.time)))})"
+            cells.append(text)
+        rows.append([PEER_LABELS.get(peer, peer)] + cells)
+    return table(["ns per item"] + [f"{int(w):,} workers" for w in widths], rows, ["l"] + ["r"] * len(widths))
+
+
+def peers_cost_table(runs, handler):
+    widths = [w for w in PEER_WORKERS if any(k[1:] == (handler, w) for k in runs)]
+    rows = []
+    for peer in PEERS:
+        if not any((peer, handler, w) in runs for w in widths):
+            continue
+        cells = []
+        for w in widths:
+            run = runs.get((peer, handler, w))
+            cells.append("–" if run is None else f"{sig(PeerRun.mean(run.cpu))} · {sig(PeerRun.mean(run.bytes))}")
+        rows.append([PEER_LABELS.get(peer, peer)] + cells)
+    return table(["CPU ns · bytes per item"] + [f"{int(w):,} workers" for w in widths], rows,
+                 ["l"] + ["r"] * len(widths))
+
+
+def judge_forks(a, b, limit):
+    """The non-overlap rule: met when every fork of a is within limit × every fork of b, missed when
+    none is, undecided when the forks of the two sides overlap across the limit."""
+    if not a or not b:
+        return "–"
+    if max(a) <= limit * min(b):
+        return "yes"
+    if min(a) > limit * max(b):
+        return "**no**"
+    return "undecided (forks overlap)"
+
+
+def forks_text(forks):
+    return " / ".join(sig(f) for f in forks)
+
+
+def peer_target_rows(runs):
+    rows = []
+
+    def row(target, config, limit, a, b, metric, b_name):
+        fa, fb = getattr(a, metric), getattr(b, metric)
+        r = ratio(PeerRun.mean(fa), PeerRun.mean(fb))
+        rows.append([target, config, f"≤ {limit:g} ×", f"{fmt_ratio(r)} vs {b_name}",
+                     f"{forks_text(fa)} vs {forks_text(fb)}", judge_forks(fa, fb, limit)])
+
+    def cfg(handler, workers):
+        return f"{dict((h, l) for h, l, _ in PEER_HANDLERS)[handler]}, {int(workers):,} workers"
+
+    for handler, w in HANDLER_PACED:
+        drain, best = runs.get(("drain", handler, w)), best_user_peer(runs, handler, w)
+        if drain and best:
+            row("1. handler-paced: time", cfg(handler, w), 1.10, drain, best, "time", best.peer)
+    for handler, w in CPU_PACED:
+        drain, structure = runs.get(("drain", handler, w)), runs.get(("structure", handler, w))
+        if drain and structure:
+            row("2. CPU-paced: time", cfg(handler, w), 1.10, drain, structure, "time", "structure")
+            row("2. CPU-paced: CPU", cfg(handler, w), 1.10, drain, structure, "cpu", "structure")
+            row("2. CPU-paced: bytes", cfg(handler, w), 1.0, drain, structure, "bytes", "structure")
+    for handler, w in CPU_PACED:
+        drain, fork = runs.get(("drain", handler, w)), runs.get(("fork", handler, w))
+        if drain and fork:
+            row("2. moonshot: CPU", cfg(handler, w), 2.0, drain, fork, "cpu", "fork")
+    drain, best = runs.get(("drain", "sleep1ms", "1024")), best_user_peer(runs, "sleep1ms", "1024")
+    if drain and best:
+        row("2. moonshot: time", cfg("sleep1ms", "1024"), 1.5, drain, best, "time", best.peer)
+    for peer, limits in [("drainSink", {"sleep1ms": 1.2, "noop": 1.5}), ("drainSettled", {"sleep1ms": 1.1})]:
+        for handler, limit in limits.items():
+            for w in ["8", "64"]:
+                a, drain = runs.get((peer, handler, w)), runs.get(("drain", handler, w))
+                if a and drain:
+                    row(f"3. {'metrics sink' if peer == 'drainSink' else 'settlement hook'}", cfg(handler, w),
+                        limit, a, drain, "time", "drain")
+    return rows
+
+
+def peers_section(results, meta, notes):
+    runs = peer_runs(results)
+    if not runs:
+        return ""
+    started = datetime.fromisoformat(meta["started"].replace("Z", "+00:00"))
+    finished = datetime.fromisoformat(meta["finished"].replace("Z", "+00:00"))
+    loads = [sample[1] for sample in meta.get("load") or []]
+    load_text = (f"1-minute load average during the run: median {statistics.median(loads):.2f}, max "
+                 f"{max(loads):.2f} on {meta['cores']} cores" if loads else "load not sampled")
+    parts = [
+        "## Beside the peers\n\n"
+        "What a Java user would write instead of drain, each run whole (built, fed from an iterator, drained by "
+        "its caller on a virtual thread, closed) over the same items and handler, at most W items at once "
+        f"(`PeersBench`). A no-op run has {PEER_NOOP_ITEMS:,} items, a sleeping run W × {PEER_ROUNDS}. Every "
+        "peer is checked to deliver each item exactly once before it is measured. The figure is the wall time "
+        "per item in ns, the mean of the forks' means; in brackets, the ratio to the fastest of the peers a "
+        "user would pick (in bold; the structure rows are drain's own shape built from JDK parts, not a "
+        "choice). "
+        f"Run: `{meta['command']}`, {started:%Y-%m-%d %H:%M}–{finished:%H:%M} UTC, commit {meta['commit']}, "
+        f"{meta['cores']} cores, {load_text}; JMH `{' '.join(meta['jmh_options'].values())}`."]
+    for handler, label, pause in PEER_HANDLERS:
+        if any(k[1] == handler for k in runs):
+            parts.append(f"**{label}**\n\n" + peers_time_table(runs, handler, pause))
+    if notes:
+        parts.append(notes)
+    rows = peer_target_rows(runs)
+    if rows:
+        parts.append(
+            "### The peer targets\n\n"
+            "Each target compares two sides fork by fork (a fork is a JVM of its own; the forks' means are shown). "
+            "It is met when every fork of drain is within the limit of every fork of the other side, missed when "
+            "none is, and undecided when the forks overlap across the limit (then more forks decide). The target "
+            "numbers are issue 23's: 1, where the handler sets the pace, drain against the fastest peer; 2, where "
+            "the CPU sets the pace, drain against its own structure from JDK parts (time, CPU, bytes) and the "
+            "moonshot against the bare fork; 3, the options against drain without them.\n\n"
+            + table(["target", "configuration", "limit", "ratio (means)", "forks: drain side vs other side", "met"],
+                    rows, ["l", "l", "r", "r", "r", "c"]))
+    cost = [f"**{label}**\n\n" + peers_cost_table(runs, handler) for handler, label, _ in PEER_HANDLERS
+            if any(k[1] == handler for k in runs)]
+    parts.append("### CPU time and allocation beside the peers\n\n"
+                 "The whole JVM's CPU time per item (all threads: carriers, timers, JIT, GC) and the bytes allocated "
+                 "per item (`-prof gc`), same run.\n\n" + "\n\n".join(cost))
+    return "\n\n".join(parts)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--meta", required=True, help="the meta JSON that benchmarks/run writes")
+    parser.add_argument("--meta", help="the meta JSON that benchmarks/run writes for the queue and pool groups")
     parser.add_argument("--notes", help="hand-written notes (markdown) to include after the targets")
     parser.add_argument("--heap", help="the JSON that benchmarks/run heap writes (HeapRun)")
-    parser.add_argument("results", nargs="+", help="JMH JSON result files")
+    parser.add_argument("--peers", action="append", default=[], help="JMH JSON of PeersBench (benchmarks/run peers)")
+    parser.add_argument("--peers-meta", help="the meta JSON of the peers run")
+    parser.add_argument("--peers-notes", help="hand-written notes (markdown) to include after the peer tables")
+    parser.add_argument("results", nargs="*", help="JMH JSON result files of the queue and pool groups")
     args = parser.parse_args(argv)
     results = load(args.results)
-    if not results:
-        sys.exit("report.py: no results in " + ", ".join(args.results))
-    with open(args.meta) as f:
-        meta = json.load(f)
+    peers = load(args.peers)
+    if not results and not peers:
+        sys.exit("report.py: no results in " + ", ".join(args.results + args.peers))
+    if (results and not args.meta) or (peers and not args.peers_meta):
+        sys.exit("report.py: every group of results needs its meta file (--meta, --peers-meta)")
     parts = [
         "# Benchmarks\n\n"
-        "<!-- Generated by benchmarks/report.py from benchmarks/results/; edit benchmarks/NOTES.md, not this "
-        "file, and re-run benchmarks/run. -->\n\n"
-        "drain's `ShutdownQueue` and `WorkerPool` measured side by side with the JDK's queues, jox's `Channel`, "
-        "a bare `StructuredTaskScope` fork and the virtual-thread-per-task executor, all in the same run. "
+        "<!-- Generated by benchmarks/report.py from benchmarks/results/; edit benchmarks/NOTES.md and "
+        "benchmarks/PEERS.md, not this file, and re-run benchmarks/run. -->\n\n"
+        "drain's `ShutdownQueue` and `WorkerPool` measured side by side with what a Java user would pick instead: "
+        "the JDK's queues, jox's `Channel`, a bare `StructuredTaskScope` fork, `Gatherers.mapConcurrent`, the "
+        "executors and Reactor, each group in one run. "
         "Scores are JMH's means; `±` is JMH's 99.9% confidence half-width where it gives one (few iterations "
         "make it wide). A ratio is this score over the baseline's score in the same run: above 1 is slower. "
         "`CPU ns/item` is the CPU time the whole benchmark JVM used per item (all its threads: the benchmark's, "
         "the virtual threads' carriers, JIT, GC; `benchmarks/.../CpuTimeProfiler`): on a machine shared with "
         "other work the wall-clock score grows with the others' load, the CPU time much less, so the two "
         "together say what an operation costs and how much of the wall time was waiting.",
-        run_section(results, meta),
-        targets_section(results),
     ]
-    if args.notes:
-        with open(args.notes) as f:
-            parts.append(f.read().strip())
-    parts += [handoff_section(results), fastpath_section(results), mpmc_section(results), wakeup_section(results), pool_section(results),
-              ladder_section(results), allocation_section(results)]
-    if args.heap:
-        with open(args.heap) as f:
-            parts.append(heap_section(json.load(f)))
+    if peers:
+        with open(args.peers_meta) as f:
+            peers_meta = json.load(f)
+        peer_notes = None
+        if args.peers_notes:
+            with open(args.peers_notes) as f:
+                peer_notes = f.read().strip()
+        parts.append(peers_section(peers, peers_meta, peer_notes))
+    if results:
+        with open(args.meta) as f:
+            meta = json.load(f)
+        parts += [run_section(results, meta), targets_section(results)]
+        if args.notes:
+            with open(args.notes) as f:
+                parts.append(f.read().strip())
+        parts += [handoff_section(results), fastpath_section(results), mpmc_section(results),
+                  wakeup_section(results), pool_section(results), ladder_section(results),
+                  allocation_section(results)]
+        if args.heap:
+            with open(args.heap) as f:
+                parts.append(heap_section(json.load(f)))
     sys.stdout.write("\n\n".join(p for p in parts if p) + "\n")
 
 

@@ -21,6 +21,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.stream.Gatherers;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -51,6 +52,13 @@ import reactor.util.retry.Retry;
  * <ul>
  *   <li>{@code drain}: {@link WorkerPool} with its defaults: the queue intake (16 items), a
  *       30-second item timeout, no retries, no metrics sink;</li>
+ *   <li>{@code drainSink}: the same with a metrics sink that adds up the lengths of the events'
+ *       names and details (so that they are really built), as in {@link PoolBench};</li>
+ *   <li>{@code drainSettled}: {@code drain} with the settlement hook on and a settler that only
+ *       counts what it is given (the hook's own cost, without a store), as in
+ *       {@link SettlementBench}; each run checks that every item was settled. {@code drainSink}
+ *       and {@code drainSettled} price an option against {@code drain}, not drain against a peer:
+ *       {@code benchmarks/run peers} runs them at 8 and 64 workers only;</li>
  *   <li>{@code fork}: a bare {@code StructuredTaskScope} with the {@code allSuccessfulOrThrow}
  *       joiner, one {@code fork} per item under a {@code Semaphore(workers)}. The results reach
  *       the caller only after {@code join}: the owner is busy forking until then;</li>
@@ -83,6 +91,10 @@ import reactor.util.retry.Retry;
  *       own (open, fork one subtask, join, close); the results go into an
  *       {@code ArrayBlockingQueue(workers)} that the caller drains until every worker has put its
  *       done marker;</li>
+ *   <li>{@code structureTimed}: the same, but each attempt's scope has the item timeout (30 s), as
+ *       a user of the JDK alone would give an attempt a deadline: {@code open(joiner, cf ->
+ *       cf.withTimeout(…))}, which starts a timer per attempt (drain keeps its deadlines with one
+ *       watchdog thread per run instead);</li>
  *   <li>{@code structureOneScope}: the same, but each worker opens one scope for all its
  *       attempts and forks each into it, waiting on a semaphore for its end: no scope per
  *       attempt.</li>
@@ -123,7 +135,9 @@ import reactor.util.retry.Retry;
  *         retries at once, while an attempt that ignores the interrupt still runs</td><td>no</td>
  *         <td>no</td><td>yes: {@code flatMap}'s concurrency and the prefetch buffers</td>
  *         <td>abort only, by cancelling the subscription; no report</td></tr>
- *     <tr><th scope="row">structure, structureOneScope</th><td>no</td><td>no: {@code close()}
+ *     <tr><th scope="row">structure, structureTimed, structureOneScope</th><td>{@code structureTimed}
+ *         only: the scope's timeout cancels the attempt with one interrupt, then {@code close()}
+ *         waits as long as it takes</td><td>no: {@code close()}
  *         interrupts once, then waits</td><td>no ({@code structureOneScope}'s {@code awaitAll}
  *         joiner even drops a failed attempt's exception: only the count check below would see
  *         it)</td><td>yes: {@code 16 + 2 × workers}</td><td>no: by hand, closing the scope
@@ -162,8 +176,8 @@ public class PeersBench {
     static final Duration ITEM_TIMEOUT = PoolBench.ITEM_TIMEOUT;
     static final int MAX_PLATFORM_WORKERS = 64;
 
-    @Param({"drain", "fork", "gatherers", "executor", "platformPool", "jox", "reactor", "structure",
-            "structureOneScope"})
+    @Param({"drain", "drainSink", "drainSettled", "fork", "gatherers", "executor", "platformPool", "jox", "reactor", "structure",
+            "structureTimed", "structureOneScope"})
     String peer = "";
 
     @Param({"noop", "sleep1ms", "sleep10ms"})
@@ -221,7 +235,19 @@ public class PeersBench {
     private void runPeer(List<Integer> source, Handler<Integer, Integer> work, Consumer<Integer> deliver)
             throws Exception {
         switch (peer) {
-            case "drain" -> drain(source, workers, work, deliver);
+            case "drain" -> drain(WorkerPool.builder(work), source, workers, deliver);
+            case "drainSink" -> {
+                LongAdder chars = new LongAdder();
+                drain(WorkerPool.builder(work).metrics((event, detail) -> chars.add(event.id().length() + detail.length())),
+                        source, workers, deliver);
+            }
+            case "drainSettled" -> {
+                SettlementBench.Counting counting = new SettlementBench.Counting();
+                drain(WorkerPool.builder(work).settler(counting), source, workers, deliver);
+                if (counting.settled.sum() != source.size()) {
+                    throw new IllegalStateException("drain settled " + counting.settled.sum() + " of " + source.size() + " items");
+                }
+            }
             case "fork" -> fork(source, workers, work, deliver);
             case "gatherers" -> gatherers(source, workers, work, deliver);
             case "executor" -> {
@@ -237,6 +263,7 @@ public class PeersBench {
             case "jox" -> jox(source, workers, work, deliver);
             case "reactor" -> reactor(source, workers, work, deliver);
             case "structure" -> structure(source, workers, (intake, results) -> scopePerAttempt(work, intake, results), deliver);
+            case "structureTimed" -> structure(source, workers, (intake, results) -> timedScopePerAttempt(work, intake, results), deliver);
             case "structureOneScope" -> structure(source, workers, (intake, results) -> oneScope(work, intake, results), deliver);
             default -> throw new IllegalArgumentException("unknown peer " + peer);
         }
@@ -249,10 +276,10 @@ public class PeersBench {
         };
     }
 
-    /** drain: the pool with its defaults. */
-    private static void drain(List<Integer> source, int workers, Handler<Integer, Integer> handler,
+    /** drain: the pool the builder describes, with {@code workers} and otherwise its defaults. */
+    private static void drain(WorkerPool.Builder<Integer, Integer> builder, List<Integer> source, int workers,
                               Consumer<Integer> deliver) {
-        WorkerPool<Integer, Integer> pool = WorkerPool.builder(handler).workers(workers).name("peers").build();
+        WorkerPool<Integer, Integer> pool = builder.workers(workers).name("peers").build();
         try (Results<Integer, Integer> results = pool.run(source)) {
             while (results.hasNext()) {
                 deliver.accept(results.next());
@@ -478,6 +505,21 @@ public class PeersBench {
                                         BlockingQueue<Object> results) throws InterruptedException {
         while (intake.take() instanceof Integer item) {
             try (var attempt = java.util.concurrent.StructuredTaskScope.<Integer>open()) {
+                var subtask = attempt.fork(() -> handler.handle(item));
+                attempt.join();
+                results.put(subtask.get());
+            }
+        }
+    }
+
+    /** {@code structureTimed}: as {@link #scopePerAttempt}, each attempt's scope with the item timeout. */
+    @SuppressWarnings("preview")
+    private static void timedScopePerAttempt(Handler<Integer, Integer> handler, BlockingQueue<Object> intake,
+                                             BlockingQueue<Object> results) throws InterruptedException {
+        while (intake.take() instanceof Integer item) {
+            try (var attempt = java.util.concurrent.StructuredTaskScope.open(
+                    java.util.concurrent.StructuredTaskScope.Joiner.<Integer>awaitAllSuccessfulOrThrow(),
+                    cf -> cf.withTimeout(ITEM_TIMEOUT))) {
                 var subtask = attempt.fork(() -> handler.handle(item));
                 attempt.join();
                 results.put(subtask.get());

@@ -103,7 +103,7 @@ public class SettlementBench {
     }
 
     /** A settler that stores nothing: it counts the settlements it is given. */
-    private static final class Counting implements Settler<Integer> {
+    static final class Counting implements Settler<Integer> {
         final LongAdder settled = new LongAdder();
 
         @Override
