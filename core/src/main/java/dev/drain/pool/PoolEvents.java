@@ -18,6 +18,17 @@ final class PoolEvents {
 
     private static final jdk.jfr.EventType TIMEOUT = jdk.jfr.EventType.getEventType(Timeout.class);
     private static final jdk.jfr.EventType ESCALATION = jdk.jfr.EventType.getEventType(Escalation.class);
+    private static final jdk.jfr.EventType LEAD = jdk.jfr.EventType.getEventType(Lead.class);
+
+    /**
+     * Records a {@link Lead} if a recording wants it. The producer's event is made only then: the
+     * JIT does not always elide it, and it would cost 32 bytes per item.
+     */
+    static void lead(String pool, long lead, long bound) {
+        if (LEAD.isEnabled()) {
+            new Lead().commitFor(pool, lead, bound);
+        }
+    }
 
     /**
      * {@return the item's text for the watchdog's events ({@link Timeout}, {@link Escalation}), or

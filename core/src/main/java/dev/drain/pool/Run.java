@@ -232,12 +232,13 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                         return null;
                     }
                     case Source.Pull.Item<T> pulled -> {
-                        new PoolEvents.Lead().commitFor(config.name(), ledger.pulled(),
-                                config.queueSize() + (long) config.workers() + 1L);
+                        PoolEvents.lead(config.name(), ledger.pulled(), config.queueSize() + (long) config.workers() + 1L);
                         T item = pulled.value();
                         // Accepted before the put, so that no worker's event for it can come first (WP-8).
                         ledger.accepted();
-                        reporter.record(MetricsEvent.ITEM_ACCEPTED, () -> "item=" + Text.of(item));
+                        if (reporter.hasSink()) { // the detail's supplier is made only for a sink
+                            reporter.record(MetricsEvent.ITEM_ACCEPTED, () -> "item=" + Text.of(item));
+                        }
                         if (!put(item)) {
                             return item;
                         }

@@ -364,12 +364,6 @@ final class Structured {
 
         private Single(String name, ThreadFactory threads, Callable<? extends R> task, Runnable onCompleted) {
             this.completion = new Completion<>(onCompleted);
-            boolean[] created = new boolean[1];
-            ThreadFactory counting = runnable -> {
-                Thread thread = threads.newThread(runnable);
-                created[0] = thread != null;
-                return thread;
-            };
             // A joiner that records how the one subtask ended and wakes the owner: generic policy,
             // no business logic, never cancels. onComplete runs on the subtask's thread.
             var joiner = new java.util.concurrent.StructuredTaskScope.Joiner<R, @Nullable Void>() {
@@ -389,8 +383,15 @@ final class Structured {
                 }
             };
             var scope = java.util.concurrent.StructuredTaskScope.open(joiner,
-                    config -> config.withName(name).withThreadFactory(counting));
-            scope.fork(task);
+                    config -> config.withName(name).withThreadFactory(threads));
+            // A new scope whose joiner never cancels it starts the thread it is given; if there is
+            // none (the factory threw, or gave null and the JDK threw), the scope is closed here.
+            try {
+                scope.fork(task);
+            } catch (Throwable e) {
+                scope.close();
+                throw e;
+            }
             this.closer = join -> {
                 try {
                     if (join) {
@@ -400,10 +401,6 @@ final class Structured {
                     scope.close();
                 }
             };
-            if (!created[0]) {
-                scope.close();
-                throw new IllegalStateException("the scope did not start a thread for " + name);
-            }
         }
 
         /**

@@ -5,8 +5,8 @@ import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs one attempt and sees it through, on the worker that owns it: the item's
- * {@link ItemContext} bound, the handler forked in a scope of its own, the worker's
+ * Runs one attempt and sees it through, on the worker that owns it: the handler forked in a
+ * scope of its own and called there with the item's {@link ItemContext} bound, the worker's
  * {@link Watchdog.Watch} armed around it, and the scope closed once the attempt has ended (WP-3,
  * WP-4, decisions 0007 and 0025). The worker does not time the attempt or interrupt it: the
  * run's watchdog does, from a platform thread, so the worker needs no CPU until the attempt has
@@ -42,12 +42,30 @@ final class Supervisor<T, R> {
     private final Lifecycle<T> lifecycle;
     private final Reporter reporter;
     private final Watchdog watchdog;
+    /** The name of every attempt's scope. */
+    private final String attemptScope;
+    /**
+     * Per worker, what each of its attempts' scopes is given: the thread factory that hands the
+     * attempt's thread to the worker's watch, and the watch's completion. Made once per run, so
+     * that an attempt allocates only what is its own (decision 0046).
+     */
+    private final ThreadFactory[] watchedThreads;
+    private final Runnable[] completions;
 
     Supervisor(PoolConfig<T, R> config, Lifecycle<T> lifecycle, Reporter reporter, Watchdog watchdog) {
         this.config = config;
         this.lifecycle = lifecycle;
         this.reporter = reporter;
         this.watchdog = watchdog;
+        this.attemptScope = config.name() + "-attempt";
+        ThreadFactory attemptThreads = config.threads().factory("attempt");
+        this.watchedThreads = new ThreadFactory[config.workers()];
+        this.completions = new Runnable[config.workers()];
+        for (int w = 0; w < config.workers(); w++) {
+            Watchdog.Watch watch = watchdog.watchOf(w);
+            watchedThreads[w] = runnable -> watch.attach(attemptThreads.newThread(runnable));
+            completions[w] = watch::completed;
+        }
     }
 
     /**
@@ -56,10 +74,12 @@ final class Supervisor<T, R> {
      * not wait and must not run user code.
      */
     Attempted<R> attempt(ItemContext<T> context, Runnable onStuck) {
-        reporter.record(MetricsEvent.ATTEMPT_STARTED, context::toString);
+        if (reporter.hasSink()) { // the detail's supplier is made only for a sink
+            reporter.record(MetricsEvent.ATTEMPT_STARTED, context::toString);
+        }
         PoolEvents.Attempt event = new PoolEvents.Attempt();
         event.begin();
-        Attempted<R> result = ScopedValue.where(ItemContext.CURRENT, context).call(() -> supervise(context, onStuck));
+        Attempted<R> result = supervise(context, onStuck);
         event.end();
         event.commitFor(config.name(), context, switch (result) {
             case Attempted.Succeeded<R> s -> "succeeded";
@@ -80,15 +100,15 @@ final class Supervisor<T, R> {
         Watchdog.Verdict verdict;
         Structured.@Nullable Ending<R> ending = null;
         try {
-            ThreadFactory threads = config.threads().factory("attempt");
-            try (Structured.Single<R> single = Structured.Single.fork(config.name() + "-attempt",
-                    runnable -> watch.attach(threads.newThread(runnable)),
+            try (Structured.Single<R> single = Structured.Single.fork(attemptScope, watchedThreads[context.worker()],
                     () -> {
                         if (!watch.begin()) {
                             throw new NotBegun(); // timed out or cancelled before its thread ran: the verdict says which
                         }
-                        return config.handler().handle(context.item());
-                    }, watch::completed)) {
+                        // bound here, on the attempt's own thread, for the handler's call alone
+                        return ScopedValue.where(ItemContext.CURRENT, context)
+                                .call(() -> config.handler().handle(context.item()));
+                    }, completions[context.worker()])) {
                 if (lifecycle.isCancelling()) {
                     watchdog.wake(); // the run was cancelled while this attempt started: have it stopped now
                 }
@@ -112,7 +132,9 @@ final class Supervisor<T, R> {
             case Structured.Ending.Returned<R> r when r.value() == null ->
                     new Attempted.Failed<>(new NullPointerException("the handler returned null for " + context));
             case Structured.Ending.Returned<R> r -> {
-                reporter.record(MetricsEvent.ATTEMPT_SUCCEEDED, context::toString);
+                if (reporter.hasSink()) {
+                    reporter.record(MetricsEvent.ATTEMPT_SUCCEEDED, context::toString);
+                }
                 yield new Attempted.Succeeded<>(r.value());
             }
             case Structured.Ending.Threw<R> t -> {

@@ -131,6 +131,32 @@ class OwnerScopeClosedTest {
     }
 
     /**
+     * WP-20: an owner that closes an enclosing scope with its run's results still open ends the
+     * run, which the JDK then closes by force, and the enclosing scope's close throws
+     * StructureViolationException; only the watchdog's look at the owner, parked in that forced
+     * close, can see it, since the owner neither ends nor touches the results.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    @SuppressWarnings("preview") // StructuredTaskScope and StructureViolationException are preview APIs in JDK 25
+    void closingAnEnclosingScopeEndsTheRunLeftOpenInIt(ThreadKind kind) {
+        WorkerPool<Integer, String> pool = pool("enclosed-" + kind);
+        AtomicReference<@Nullable Results<Integer, String>> left = new AtomicReference<>();
+        spawn.use(kind).run("owner", () -> assertThatThrownBy(() -> {
+            try (var enclosing = java.util.concurrent.StructuredTaskScope.open()) {
+                Results<Integer, String> results = pool.run(CountingSource.endless());
+                left.set(results);
+                results.next();
+                enclosing.join();
+            } // leaves the enclosing scope with the run's results open
+        }).isInstanceOf(java.util.concurrent.StructureViolationException.class)).value();
+        assertThat(outcomeOf(left)).isInstanceOfSatisfying(RunOutcome.Abandoned.class,
+                abandoned -> assertThat(abandoned.reason()).isEqualTo(RunOutcome.Abandoned.Reason.SCOPE_CLOSED));
+        assertThat(warnings.messages()).singleElement().asString().contains("run enclosed-" + kind + " abandoned");
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-12: abort() from another thread frees a run whose consumer reads nothing: every thread of
      * the run ends without it, and the results produced are still there for it, then PoolAborted.
      */

@@ -273,6 +273,33 @@ class WorkerPoolContractTest {
         assertNoThreadsLeft(pool);
     }
 
+    /**
+     * WP-4, WP-6: a stuck attempt's item fails for good, so, like any permanent failure, it stops
+     * the intake: the source is read no further once the handler finally returns.
+     */
+    @Test
+    void aStuckAttemptStopsTheIntake() {
+        AtomicInteger interrupts = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        Handler<Integer, String> stuck = Workloads.swallowing(Integer.MAX_VALUE, interrupts, release);
+        RecordingSink sink = new RecordingSink(false);
+        CountingSource source = CountingSource.of(1_000);
+        WorkerPool<Integer, String> pool = pool(item -> item == 0 ? stuck.handle(item) : result(item))
+                .workers(1).queueSize(2).itemTimeout(TIMEOUT).metrics(sink).build();
+        try (Results<Integer, String> results = pool.run(source)) {
+            try {
+                Waits.until("the attempt is reported stuck", () -> sink.count(MetricsEvent.ATTEMPT_STUCK) == 1);
+            } finally {
+                release.countDown(); // the stuck handler returns; the worker is free to take more
+            }
+            PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.item()).isEqualTo(0));
+        }
+        assertThat(source.pulled()).as("the items pulled while the worker was stuck, and no more")
+                .isLessThanOrEqualTo(2 + 1 + 1);
+        assertNoThreadsLeft(pool);
+    }
+
     // ---- WP-5 Retry policy ---------------------------------------------------------------------------
 
     /** WP-5 (retry): a retryable failure is retried, with the attempt number in the context, until it succeeds. */
