@@ -541,42 +541,39 @@ def best_user_peer(runs, handler, workers):
     return min(candidates, key=lambda c: PeerRun.mean(c.time)) if candidates else None
 
 
+def peer_widths(runs, handler):
+    return [w for w in PEER_WORKERS if any(k[1:] == (handler, w) for k in runs)]
+
+
+def peer_rows(runs, handler, widths, cell):
+    """A row per peer that ran with this handler: its label, then cell(run or None, width) per width."""
+    return [[PEER_LABELS.get(peer, peer)] + [cell(runs.get((peer, handler, w)), w) for w in widths]
+            for peer in PEERS if any((peer, handler, w) in runs for w in widths)]
+
+
 def peers_time_table(runs, handler, pause_ns):
-    widths = [w for w in PEER_WORKERS if any(k[1:] == (handler, w) for k in runs)]
-    rows = []
-    if pause_ns:
-        rows.append(["ideal (the sleep ÷ workers)"] + [sig(pause_ns / int(w)) for w in widths])
-    for peer in PEERS:
-        if not any((peer, handler, w) in runs for w in widths):
-            continue
-        cells = []
-        for w in widths:
-            run = runs.get((peer, handler, w))
-            best = best_user_peer(runs, handler, w)
-            if run is None or not run.time:
-                cells.append("–")
-                continue
-            text = sig(PeerRun.mean(run.time))
-            if best is run:
-                text = f"**{text}**"
-            elif best is not None:
-                text += f" ({fmt_ratio(ratio(PeerRun.mean(run.time), PeerRun.mean(best.time)))})"
-            cells.append(text)
-        rows.append([PEER_LABELS.get(peer, peer)] + cells)
+    widths = peer_widths(runs, handler)
+
+    def cell(run, w):
+        if run is None or not run.time:
+            return "–"
+        best = best_user_peer(runs, handler, w)
+        text = sig(PeerRun.mean(run.time))
+        if best is run:
+            return f"**{text}**"
+        if best is not None:
+            text += f" ({fmt_ratio(ratio(PeerRun.mean(run.time), PeerRun.mean(best.time)))})"
+        return text
+
+    ideal = [["ideal (the sleep ÷ workers)"] + [sig(pause_ns / int(w)) for w in widths]] if pause_ns else []
+    rows = ideal + peer_rows(runs, handler, widths, cell)
     return table(["ns per item"] + [f"{int(w):,} workers" for w in widths], rows, ["l"] + ["r"] * len(widths))
 
 
 def peers_cost_table(runs, handler):
-    widths = [w for w in PEER_WORKERS if any(k[1:] == (handler, w) for k in runs)]
-    rows = []
-    for peer in PEERS:
-        if not any((peer, handler, w) in runs for w in widths):
-            continue
-        cells = []
-        for w in widths:
-            run = runs.get((peer, handler, w))
-            cells.append("–" if run is None else f"{sig(PeerRun.mean(run.cpu))} · {sig(PeerRun.mean(run.bytes))}")
-        rows.append([PEER_LABELS.get(peer, peer)] + cells)
+    widths = peer_widths(runs, handler)
+    rows = peer_rows(runs, handler, widths, lambda run, w: "–" if run is None
+                     else f"{sig(PeerRun.mean(run.cpu))} · {sig(PeerRun.mean(run.bytes))}")
     return table(["CPU ns · bytes per item"] + [f"{int(w):,} workers" for w in widths], rows,
                  ["l"] + ["r"] * len(widths))
 

@@ -19,7 +19,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * so far; the census takes one after a warm-up (so that the JIT has compiled what it will, and
  * elided what it can) and one after the measured runs, and divides the difference by the items
  * those runs handled. Not a JMH benchmark: JMH's {@code -prof gc} gives the bytes per item, this
- * says which objects they are.
+ * says which objects they are. What a run makes per attempt is the same in every census; what a
+ * park and a wake-up make (a queue's waiter, the scheduler's tasks) follows how often threads
+ * wait, which changes with the machine's load: compare totals only within one quiet session.
  *
  * <pre>
  *   java --enable-preview -XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xms14g -Xmx14g \

@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  *        │   └─ scope "&lt;pool&gt;-workers"   Structured.runAll
  *        │       ├─ producer   source ─► intake
  *        │       └─ worker × N intake ─► attempts ─► outbox
- *        │           └─ scope  one per attempt (Supervisor, Structured.Single), ItemContext bound
- *        │               └─ attempt   the handler
+ *        │           └─ scope  one per attempt (Supervisor, Structured.Single)
+ *        │               └─ attempt   the handler, with its ItemContext bound
  *        ├─ watchdog           a platform thread: times attempts out, cancels and escalates them,
  *        │                     watches the owner (Watchdog)
  *        ├─ metrics            the Reporter: the only thread that calls the metrics sink

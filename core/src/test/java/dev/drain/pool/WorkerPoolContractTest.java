@@ -570,6 +570,26 @@ class WorkerPoolContractTest {
         assertNoThreadsLeft(pool);
     }
 
+    /**
+     * WP-9: a handler that returns with a scope it opened still open fails with
+     * StructureViolationException, as any ScopedValue call does, after that scope was closed.
+     */
+    @Test
+    @SuppressWarnings("preview") // StructuredTaskScope and StructureViolationException are preview APIs in JDK 25
+    void aHandlerThatLeavesAScopeOpenFails() {
+        WorkerPool<Integer, String> pool = pool(item -> {
+            var forgotten = java.util.concurrent.StructuredTaskScope.open();
+            forgotten.fork(() -> item);
+            return result(item); // without join() and close()
+        }).workers(1).queueSize(1).build();
+        try (Results<Integer, String> results = pool.run(List.of(1))) {
+            PoolFailure failure = catchThrowableOfType(PoolFailure.class, () -> drain(results));
+            assertThat(failure.failures()).singleElement().satisfies(f -> assertThat(f.cause())
+                    .isInstanceOf(java.util.concurrent.StructureViolationException.class));
+        }
+        assertNoThreadsLeft(pool);
+    }
+
     /** WP-9: a retry runs with a fresh context: the ThreadLocal the failed attempt set is gone. */
     @Test
     void retryDoesNotSeeThePreviousAttemptsThreadLocal() {
