@@ -152,11 +152,12 @@ public final class MutationReport {
     }
 
     private static final Pattern ROW = Pattern.compile(
-            "^\\|\\s*`([^`]+)`\\s*\\|\\s*`([^`]+)`\\s*\\|\\s*([^|]+?)\\s*\\|\\s*(\\w+)\\s*\\|\\s*(.+?)\\s*\\|\\s*$");
+            "^\\|\\s*`([^`]+)`\\s*\\|\\s*`([^`]+)`\\s*\\|\\s*([^|]+?)\\s*\\|\\s*(\\w+(?: \\w+)?)\\s*\\|\\s*(.+?)\\s*\\|\\s*$");
 
     /**
      * {@return the review rows of {@code specs/mutation-survivors.md}: table rows of the form
-     * {@code | `Class` | `method` | description | verdict | why |}}
+     * {@code | `Class` | `method` | description | verdict | why |}, whose verdict is one word or two
+     * ({@code test seam})}
      */
     static List<Review> readReviews(String markdown) {
         List<Review> reviews = new ArrayList<>();

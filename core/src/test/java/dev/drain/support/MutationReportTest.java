@@ -80,6 +80,14 @@ class MutationReportTest {
                         "| `Run` | `never` | 50 | NegateConditionals | negated conditional | NO_COVERAGE | **UNREVIEWED** | add a test that kills it, or a row to specs/mutation-survivors.md |");
     }
 
+    /** A verdict of two words (`test seam`, specs/mutation-survivors.md) is read from its row like one of one word. */
+    @Test
+    void aTwoWordVerdictIsRead() {
+        assertThat(MutationReport.readReviews(
+                "| `WaiterLine` | `isParked` | replaced boolean return with false | test seam | only tests call it |"))
+                .extracting(Review::verdict).containsExactly("test seam");
+    }
+
     /** A review row that matches no survivor is listed as stale, so the review file cannot rot quietly. */
     @Test
     void reviewsThatMatchNothingAreStale(@TempDir Path dir) throws IOException {
