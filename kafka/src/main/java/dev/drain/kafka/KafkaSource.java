@@ -169,6 +169,13 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     /** Set by {@link #close()}: the poll thread ends. */
     @GuardedBy("lock")
     private boolean closing;
+    /**
+     * Set while the poll thread is inside {@code poll} and outside the rebalance callbacks: the
+     * only time a wakeup is made ({@link #wakeIfPolling}, decision 0047). The poll thread clears
+     * it under the lock when it leaves, so a wakeup in progress has returned by then.
+     */
+    @GuardedBy("lock")
+    private boolean polling;
     /** Set by the poll thread when nothing was polled for {@code idleEnd}. */
     @GuardedBy("lock")
     private boolean idle;
@@ -367,6 +374,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             closing = true;
             deliveredOrEnded.signalAll();
             roomOrWork.signalAll();
+            if (Thread.currentThread() != poller) {
+                wakeIfPolling();
+            }
         } finally {
             lock.unlock();
         }
@@ -374,7 +384,6 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             closedFromThePollThread = true; // from a deserializer: the poll thread ends, and closes the rest, when it returns
             return;
         }
-        consumer.wakeup();
         boolean interrupted = false;
         try {
             // The poll thread ends after its last commits (each bounded by default.api.timeout.ms) and
@@ -482,16 +491,14 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                     }
                     pauseOrResume();
                 }
-                long sinceCommit = System.nanoTime() - lastCommit;
-                Duration timeout = full ? Duration.ZERO
-                        : hasRequests() && sinceCommit < commitInterval.toNanos()
-                                ? Duration.ofNanos(Math.max(1, commitInterval.toNanos() - sinceCommit)) // until the batch is due
-                                : POLL;
                 ConsumerRecords<byte[], byte[]> polled;
+                Duration timeout = enterPoll();
                 try {
                     polled = consumer.poll(timeout);
                 } catch (WakeupException e) {
                     continue; // the settler handed over a batch, or close() was called
+                } finally {
+                    leavePoll();
                 }
                 deliver(polled);
                 if (!polled.isEmpty() || tracks.isEmpty() || !pausedNow.isEmpty() || bufferSize() > 0) {
@@ -553,12 +560,65 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         }
     }
 
-    private boolean hasRequests() {
+    /**
+     * Marks the poll thread polling and {@return how long its poll may wait}, in one step under the
+     * lock: a batch handed over before it is in the timeout (due now: not at all; due later: until
+     * then), one handed over after it wakes the poll. Poll thread only.
+     */
+    private Duration enterPoll() {
         lock.lock();
         try {
-            return !requests.isEmpty();
+            polling = true;
+            if (full || closing) {
+                return Duration.ZERO;
+            }
+            if (requests.isEmpty()) {
+                return POLL;
+            }
+            return Duration.ofNanos(Math.max(0, commitInterval.toNanos() - (System.nanoTime() - lastCommit)));
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * The poll thread leaves {@code poll}, or enters a rebalance callback: no wakeup is made from
+     * now on, and one in progress has returned (it is made under the lock). Poll thread only.
+     * {@return whether it was polling}
+     */
+    private boolean leavePoll() {
+        lock.lock();
+        try {
+            boolean was = polling;
+            polling = false;
+            return was;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The poll thread is back in {@code poll} after a rebalance callback (if it was in it). Poll thread only. */
+    private void backInPoll(boolean was) {
+        lock.lock();
+        try {
+            polling = was;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Wakes the poll thread if it is polling, with the lock held (decision 0047). The consumer's
+     * wakeup completes the blocking call it finds inside a compare-and-set loop, and runs that
+     * again on every lost race: one wakeup made while the poll thread retries a commit can cut
+     * short every retry until the wakeup wins its race (seen: 11 in 3 ms). So a wakeup is made only
+     * inside {@code poll}, which ends on it, and the poll thread waits for the lock before its next
+     * call; a wakeup that {@code poll} did not use stays pending, and cuts the next call short once.
+     */
+    @GuardedBy("lock")
+    private void wakeIfPolling() {
+        if (polling) {
+            consumer.wakeup();
         }
     }
 
@@ -797,7 +857,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         }
     }
 
-    /** Commits, again if a wakeup cut it short (the settler's wakeup may land here, KC-4). */
+    /** Commits, again if a wakeup cut it short (a wakeup left pending by a poll may land here, KC-4). */
     private void commitSync(Map<TopicPartition, OffsetAndMetadata> commit) {
         despiteWakeups(() -> {
             consumer.commitSync(commit);
@@ -808,7 +868,9 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     /**
      * Makes a blocking call of the consumer's, again when a wakeup cuts it short: a wakeup only asks
      * the poll thread to look at its requests, which it does next (Spring Kafka #4622 lost a commit
-     * to a wakeup that landed in it). At most 10 tries: each wakeup is one settler's batch.
+     * to a wakeup that landed in it). Outside {@code poll} only a wakeup that a poll left pending can
+     * land, once ({@link #wakeIfPolling}); the bound of 10 tries only keeps a consumer that cut a
+     * call short more often than that from holding the poll thread.
      */
     private static <R> R despiteWakeups(Supplier<R> call) {
         for (int tries = 0; ; tries++) {
@@ -881,11 +943,39 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            boolean polling = leavePoll(); // no wakeup while this callback calls the consumer
+            try {
+                track(partitions);
+            } finally {
+                backInPoll(polling);
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            boolean polling = leavePoll();
+            try {
+                dropBuffered(partitions);
+                serve(); // what was settled is committed before the partitions go
+                forget(partitions);
+            } finally {
+                backInPoll(polling);
+            }
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            dropBuffered(partitions);
+            failHandedOver(partitions);
+            forget(partitions);
+        }
+
+        private void track(Collection<TopicPartition> partitions) {
             if (partitions.isEmpty()) {
                 return;
             }
-            // A settler's wakeup may land in these calls: a callback that threw would leave the
-            // partitions assigned and untracked, so each call is made again until it answers.
+            // A wakeup that the poll left pending may land in these calls: a callback that threw
+            // would leave the partitions assigned and untracked, so each call is made again.
             Map<TopicPartition, OffsetAndMetadata> committed = despiteWakeups(() -> consumer.committed(new HashSet<>(partitions)));
             for (TopicPartition partition : partitions) {
                 OffsetAndMetadata from = committed.get(partition);
@@ -897,20 +987,6 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             if (full) { // this poll must not fill the buffer further with the new partitions' records (KC-2)
                 consumer.pause(partitions);
             }
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            dropBuffered(partitions);
-            serve(); // what was settled is committed before the partitions go
-            forget(partitions);
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            dropBuffered(partitions);
-            failHandedOver(partitions);
-            forget(partitions);
         }
 
         private void forget(Collection<TopicPartition> partitions) {
@@ -1083,10 +1159,10 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 }
                 requests.add(request);
                 roomOrWork.signalAll();
+                wakeIfPolling(); // the poll thread serves it now, not at the end of its poll
             } finally {
                 lock.unlock();
             }
-            consumer.wakeup(); // the poll thread serves it now, not at the end of its poll
             try {
                 request.done.get();
             } catch (InterruptedException e) {

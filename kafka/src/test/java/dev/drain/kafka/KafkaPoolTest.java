@@ -63,6 +63,28 @@ class KafkaPoolTest {
         assertThat(Broker.noSourceThreads()).isTrue();
     }
 
+    /**
+     * KC-4: a settler's wakeup never fails a commit: thousands of one-settlement batches, each
+     * committed at once while the poll thread polls, commits and serves, all end settled.
+     */
+    @Test
+    void aSettlersWakeupNeverFailsACommit(Broker broker) {
+        String topic = broker.freshTopic("woken", 2);
+        String group = Broker.freshGroup("woken");
+        broker.produce(topic, 2, 1_500);
+        try (KafkaSource<String, String> source = source(broker, group, topic).commitInterval(Duration.ZERO).buffer(16)
+                .endWhenIdle(Duration.ofSeconds(1)).open()) {
+            WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(d -> {
+                Thread.sleep(1); // slower than the polls: the buffer fills, and the poll thread waits for the batches
+                return value(d);
+            }).workers(4).queueSize(8).settleBatch(1).settler(source.settler()).build();
+            RunOutcome<Delivery<String, String>> outcome = Recorded.runToTheEnd(pool, source, r -> {});
+            assertThat(outcome).as("%s", outcome instanceof RunOutcome.Unsettled<Delivery<String, String>> u ? u.cause() : outcome)
+                    .isInstanceOf(RunOutcome.Completed.class);
+        }
+        broker.committed(group, topic).forEach((partition, offset) -> assertThat(offset.offset()).as("%s", partition).isEqualTo(1_500));
+    }
+
     /** KC-9: after a graceful stop, each partition's watermark is its first record the pool did not pull, and the next source gets exactly the rest. */
     @Test
     void aGracefulStopCommitsEachPartitionToItsFirstUnpulledRecord(Broker broker) {

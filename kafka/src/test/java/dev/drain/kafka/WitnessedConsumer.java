@@ -127,6 +127,9 @@ public final class WitnessedConsumer {
         }
         String cause = outcome instanceof RunOutcome.Unsettled<Delivery<String, String>> unsettled
                 ? " cause=" + unsettled.cause().toString().replace('\n', ' ') : "";
+        if (diagnostics != null && outcome instanceof RunOutcome.Unsettled<Delivery<String, String>> u) {
+            u.cause().printStackTrace(diagnostics); // where it was thrown, for a failing test's message (decision 0047 needed it)
+        }
         return "ended outcome=" + outcome.getClass().getSimpleName() + " stale=" + source.staleSettlements()
                 + " refused=" + source.refusedCommits() + " commits=" + source.commits() + " unsettled=" + outcome.unsettled().size()
                 + cause;
