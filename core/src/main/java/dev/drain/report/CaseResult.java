@@ -22,7 +22,8 @@ import java.util.TreeMap;
  *     normal end
  * @param contextOk whether every attempt saw its own item and attempt number in its context
  * @param metricsRaised how many calls to the metrics sink threw
- * @param taskDelta every live thread of the JVM after the run minus before ({@code JvmThreads})
+ * @param taskDelta the live threads of the JVM after the run that were not alive before it, by
+ *     thread id ({@code JvmThreads})
  * @param expectedTaskDelta what {@code taskDelta} must be: 0, or the threads the case's handlers
  *     leak on purpose to show that the measure sees them
  * @param failedChecks the case's expectations that did not hold; empty if it passed

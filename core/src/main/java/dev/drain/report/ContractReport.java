@@ -268,8 +268,9 @@ public final class ContractReport {
     /** What the report says below the points, in either layout. */
     private static final List<String> NOTES = List.of(
             "A failed or aborted outcome is what those cases expect; ✓ means every check of the case held.",
-            "task_delta counts every live thread of the JVM (a JSON thread dump, virtual threads included), after "
-                    + "the case minus before; leaky-handler's 1 is the leak it makes on purpose, which the count must see.",
+            "task_delta counts the live threads of the JVM after the case that were not alive before it (a JSON "
+                    + "thread dump, virtual threads included); leaky-handler's 1 is the leak it makes on purpose, which "
+                    + "the count must see.",
             "Data: target/contract-report.json. Clauses: specs/worker-pool.md; cases: specs/contract-report.md.");
 
     /**

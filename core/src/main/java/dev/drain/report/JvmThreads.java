@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * {@code Thread.getAllStackTraces()}, it lists virtual threads, and it shows each
  * {@code StructuredTaskScope} as a container with its owner and its parent.
  *
- * <p>This is drain's {@code asyncio.all_tasks()}: the leak checks count {@link Snapshot#tasks()}
- * before and after a run, and never rely on the pool's own count. {@code all_tasks()} counts every
+ * <p>This is drain's {@code asyncio.all_tasks()}: the leak checks take {@link Snapshot#tasks()}
+ * before and after a run and count the threads alive after it that were not alive before
+ * ({@link Snapshot#tasksNotIn}), and never rely on the pool's own count. {@code all_tasks()} counts every
  * task of the loop but not the loop; {@code tasks()} counts every thread of the JVM but the
  * carriers of the virtual-thread scheduler (the JDK's loop, whose number follows the load) and
  * the thread that took the dump. The JDK starts some threads of its own lazily, the first time a
@@ -107,6 +108,21 @@ public final class JvmThreads {
                     .forEach(c -> carrierPools.add(c.id()));
             return containers.stream().filter(c -> !carrierPools.contains(c.id()))
                     .flatMap(c -> c.threads().stream()).filter(t -> !t.name().equals(DUMPER)).toList();
+        }
+
+        /**
+         * {@return the {@link #tasks()} of this dump that {@code earlier} did not hold, by thread
+         * id: the threads started since and still alive} A JVM never reuses a thread id. A thread
+         * that was alive in {@code earlier} and has ended since (a test framework's, another
+         * test's, one the JDK retires) is not counted, so, unlike a difference of counts, an end
+         * elsewhere cannot cancel a leak out or make the measure negative.
+         *
+         * @param earlier a dump taken before this one
+         */
+        public List<DumpedThread> tasksNotIn(Snapshot earlier) {
+            Set<Long> alive = new HashSet<>();
+            earlier.tasks().forEach(t -> alive.add(t.tid()));
+            return tasks().stream().filter(t -> !alive.contains(t.tid())).toList();
         }
 
         /** {@return every thread of the JVM in this dump} */

@@ -45,7 +45,7 @@ final class Trial {
     private String settings = "";
     private String note = "";
     /** Every live thread of the JVM when the case began ({@link JvmThreads}). */
-    private final int tasksBefore = JvmThreads.dump().tasks().size();
+    private final JvmThreads.Snapshot before = JvmThreads.dump();
     /** The threads this case's handlers leak on purpose, which the measure must see. */
     private int expectedTaskDelta;
 
@@ -174,12 +174,13 @@ final class Trial {
     }
 
     /**
-     * The case's row. Call it once every thread the case started has ended: it counts every live
-     * thread of the JVM again, and the difference is the case's {@code task_delta}.
+     * The case's row. Call it once every thread the case started has ended: it dumps every live
+     * thread of the JVM again, and the threads alive now that were not when the case began are
+     * the case's {@code task_delta}.
      */
     CaseResult result() {
         PoolStats end = stats();
-        int taskDelta = JvmThreads.dump().tasks().size() - tasksBefore;
+        int taskDelta = JvmThreads.dump().tasksNotIn(before).size();
         expect(end.maxLead() <= leadBound, "the lead stays within queueSize + workers + 1");
         expect(contextOk.get(), "every attempt sees its own context");
         expect(taskDelta == expectedTaskDelta, expectedTaskDelta == 0 ? "no thread outlives the run"

@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.jspecify.annotations.Nullable;
@@ -66,9 +65,7 @@ final class PoolRunner {
      * @param hung whether it did not end within {@link #RUN_BOUND}
      * @param liveThreadsAtEnd the pool's own count of its threads when the iteration ended
      * @param newThreadsAlive live threads of the JVM after the run that were not alive before it, by
-     *     thread id ({@link JvmThreads.Snapshot#tasks()}): the run's leaks, whatever made them. A thread
-     *     that was alive before and ended during the run (a test framework's, another test's) is no
-     *     leak of this run, so an end does not cancel a leak out, as a difference of counts would.
+     *     thread id ({@link JvmThreads.Snapshot#tasksNotIn}): the run's leaks, whatever made them
      * @param leakedByHandlers threads the handlers started and left running on purpose
      * @param crossings attempts that saw another item's context or ThreadLocal
      * @param bindingMisses callbacks that did not see the caller's binding
@@ -91,8 +88,7 @@ final class PoolRunner {
         JvmThreads.warmUp();
         Trial trial = new Trial(w);
         try {
-            Set<Long> before = JvmThreads.dump().tasks().stream().map(JvmThreads.DumpedThread::tid)
-                    .collect(Collectors.toSet());
+            JvmThreads.Snapshot before = JvmThreads.dump();
             long start = System.nanoTime();
             Thread owner = w.consumer().start("pool-property-owner", trial::consume);
             boolean ended = joined(owner, RUN_BOUND);
@@ -102,7 +98,7 @@ final class PoolRunner {
                 owner.interrupt();
                 joined(owner, Bounds.WAIT);
             }
-            int newThreadsAlive = (int) JvmThreads.dump().tasks().stream().filter(t -> !before.contains(t.tid())).count();
+            int newThreadsAlive = JvmThreads.dump().tasksNotIn(before).size();
             return trial.observed(took, !ended, newThreadsAlive);
         } finally {
             trial.releaseLeaks();

@@ -20,9 +20,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * WP-10: the leak checks' measure, {@link JvmThreads.Snapshot#tasks()}, counts every thread of
- * the JVM (virtual ones included, but the scheduler's carriers), sees a thread that anyone leaves
- * running, and is still once the threads are gone.
+ * WP-10: the leak checks' measure, {@link JvmThreads.Snapshot#tasksNotIn}, counts the threads of
+ * the JVM (virtual ones included, but the scheduler's carriers) started since a dump and still
+ * alive: it sees a thread that anyone leaves running, is still once the threads are gone, and a
+ * thread that ends elsewhere meanwhile does not move it.
  */
 class JvmThreadsTest {
 
@@ -31,39 +32,70 @@ class JvmThreadsTest {
         JvmThreads.warmUp();
     }
 
-    private static int tasks() {
-        return JvmThreads.dump().tasks().size();
+    private static JvmThreads.Snapshot dump() {
+        return JvmThreads.dump();
+    }
+
+    private static int startedSince(JvmThreads.Snapshot before) {
+        return JvmThreads.dump().tasksNotIn(before).size();
     }
 
     /** WP-10: a thread started and left running is counted, on either kind of thread, and the count falls back when it ends. */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aThreadLeftRunningIsCounted(ThreadKind kind) throws Exception {
-        int before = tasks();
+        JvmThreads.Snapshot before = dump();
         CountDownLatch release = new CountDownLatch(1);
-        Thread leaked = kind.start("leaked-on-purpose", () -> {
-            try {
-                release.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        Thread leaked = kind.start("leaked-on-purpose", () -> awaitQuietly(release));
         try {
-            assertThat(tasks() - before).as("while it runs").isEqualTo(1);
+            assertThat(startedSince(before)).as("while it runs").isEqualTo(1);
             assertThat(JvmThreads.dump().threadsNamed("leaked-on-purpose")).singleElement()
                     .satisfies(t -> assertThat(t.virtual()).isEqualTo(kind == ThreadKind.VIRTUAL));
         } finally {
             release.countDown();
             assertThat(leaked.join(Bounds.WAIT)).isTrue();
         }
-        assertThat(tasks() - before).as("once it has ended").isZero();
+        assertThat(startedSince(before)).as("once it has ended").isZero();
+    }
+
+    /** WP-10: a thread alive before the measure's first dump that ends before its second is no leak and cannot cancel one out, on either kind of thread. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aThreadThatEndsElsewhereDoesNotMoveTheMeasure(ThreadKind kind) throws Exception {
+        CountDownLatch releaseEarlier = new CountDownLatch(1);
+        CountDownLatch releaseLeak = new CountDownLatch(1);
+        Thread earlier = kind.start("ends-meanwhile", () -> awaitQuietly(releaseEarlier));
+        Thread leaked = null;
+        try {
+            JvmThreads.Snapshot before = dump();
+            releaseEarlier.countDown();
+            assertThat(earlier.join(Bounds.WAIT)).isTrue();
+            assertThat(startedSince(before)).as("after an end elsewhere").isZero();
+            leaked = kind.start("leaked-meanwhile", () -> awaitQuietly(releaseLeak));
+            assertThat(startedSince(before)).as("a leak beside the end elsewhere").isEqualTo(1);
+        } finally {
+            releaseEarlier.countDown();
+            releaseLeak.countDown();
+            assertThat(earlier.join(Bounds.WAIT)).isTrue();
+            if (leaked != null) {
+                assertThat(leaked.join(Bounds.WAIT)).isTrue();
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** WP-10: a pool run that blocks in socket I/O, times out, retries and reports to a sink leaves the JVM's count where it was. */
     @Test
     void aPoolRunLeavesTheCountWhereItWas() throws Exception {
         try (ServerSocket stalling = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            int before = tasks();
+            JvmThreads.Snapshot before = dump();
             WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(item -> {
                 if (item % 3 == 0) {
                     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), stalling.getLocalPort())) {
@@ -77,24 +109,18 @@ class JvmThreadsTest {
             } catch (RuntimeException expected) {
                 // the socket items time out: the run ends with their failures
             }
-            assertThat(tasks() - before).isZero();
+            assertThat(startedSince(before)).isZero();
         }
     }
 
     /** WP-10: a handler that starts an unstructured thread leaks it, and the measure sees exactly that one. */
     @Test
     void aThreadLeakedByAHandlerIsSeen() throws Exception {
-        int before = tasks();
+        JvmThreads.Snapshot before = dump();
         CountDownLatch release = new CountDownLatch(1);
         List<Thread> leaked = new java.util.concurrent.CopyOnWriteArrayList<>();
         WorkerPool<Integer, Integer> pool = WorkerPool.<Integer, Integer>builder(item -> {
-            leaked.add(Thread.ofVirtual().name("leaked-by-a-handler").start(() -> {
-                try {
-                    release.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }));
+            leaked.add(Thread.ofVirtual().name("leaked-by-a-handler").start(() -> awaitQuietly(release)));
             return item;
         }).workers(1).queueSize(1).build();
         try (Results<Integer, Integer> results = pool.run(List.of(1))) {
@@ -102,13 +128,13 @@ class JvmThreadsTest {
         }
         try {
             assertThat(pool.liveThreads()).as("the pool's own count cannot see it").isZero();
-            assertThat(tasks() - before).as("the JVM's count does").isEqualTo(1);
+            assertThat(startedSince(before)).as("the JVM's count does").isEqualTo(1);
         } finally {
             release.countDown();
             for (Thread thread : leaked) {
                 assertThat(thread.join(Bounds.WAIT)).isTrue();
             }
         }
-        assertThat(tasks() - before).isZero();
+        assertThat(startedSince(before)).isZero();
     }
 }

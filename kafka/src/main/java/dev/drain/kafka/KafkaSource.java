@@ -498,7 +498,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 } catch (WakeupException e) {
                     continue; // the settler handed over a batch, or close() was called
                 } finally {
-                    leavePoll();
+                    polling(false);
                 }
                 deliver(polled);
                 if (!polled.isEmpty() || tracks.isEmpty() || !pausedNow.isEmpty() || bufferSize() > 0) {
@@ -582,26 +582,20 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     }
 
     /**
-     * The poll thread leaves {@code poll}, or enters a rebalance callback: no wakeup is made from
-     * now on, and one in progress has returned (it is made under the lock). Poll thread only.
-     * {@return whether it was polling}
+     * Sets whether the poll thread is polling, under the lock: false when it leaves {@code poll} or
+     * enters a rebalance callback (from then on no wakeup is made, and one in progress has
+     * returned, as it is made under the lock), back to what it was when a callback ends. Poll
+     * thread only.
+     *
+     * @param now whether it is polling from now on
+     * @return whether it was polling
      */
-    private boolean leavePoll() {
+    private boolean polling(boolean now) {
         lock.lock();
         try {
             boolean was = polling;
-            polling = false;
+            polling = now;
             return was;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The poll thread is back in {@code poll} after a rebalance callback (if it was in it). Poll thread only. */
-    private void backInPoll(boolean was) {
-        lock.lock();
-        try {
-            polling = was;
         } finally {
             lock.unlock();
         }
@@ -943,23 +937,23 @@ public final class KafkaSource<K, V> implements AutoCloseable {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            boolean polling = leavePoll(); // no wakeup while this callback calls the consumer
+            boolean was = polling(false); // no wakeup while this callback calls the consumer
             try {
                 track(partitions);
             } finally {
-                backInPoll(polling);
+                polling(was);
             }
         }
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            boolean polling = leavePoll();
+            boolean was = polling(false);
             try {
                 dropBuffered(partitions);
                 serve(); // what was settled is committed before the partitions go
                 forget(partitions);
             } finally {
-                backInPoll(polling);
+                polling(was);
             }
         }
 
