@@ -209,4 +209,30 @@ class OwnershipTest {
                         .orElseThrow().tid());
         assertNoThreadsLeft(pool);
     }
+
+    /**
+     * WP-10, WP-17: an attempt's scope is closed when the attempt ends: a dump taken in a worker's
+     * third attempt shows one attempt scope, holding that attempt's thread.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAttemptsScopeIsClosedWhenItEnds(ThreadKind kind) throws Exception {
+        String name = "closed-" + intake + "-" + kind;
+        AtomicReference<List<JvmThreads.Container>> scopes = new AtomicReference<>(List.of());
+        WorkerPool<Integer, String> pool = pool(item -> {
+            if (item == 2) {
+                scopes.set(JvmThreads.dump().containers().stream().filter(c -> c.name().equals(name + "-attempt")).toList());
+            }
+            return result(item);
+        }).workers(1).queueSize(1).name(name).build();
+        Call<List<String>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(List.of(0, 1, 2))) {
+                return drain(results);
+            }
+        });
+        assertThat(owner.value()).hasSize(3);
+        assertThat(scopes.get()).as("the attempt scopes open during the third attempt").singleElement()
+                .satisfies(scope -> assertThat(scope.threads()).hasSize(1));
+        assertNoThreadsLeft(pool);
+    }
 }
