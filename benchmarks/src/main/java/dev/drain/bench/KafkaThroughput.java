@@ -25,13 +25,16 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * Issue 22's throughput, one run per JVM ({@code benchmarks/run kafka} starts it): records per
  * second end to end ({@link Load}) through drain's {@link KafkaSource} and a {@link WorkerPool},
- * and through a plain {@code KafkaConsumer} loop (poll, handle each record, {@code commitSync});
- * and, for drain, the time from {@code requestStop()} to the last commit, and the duplicates after
- * an abort. Parallel Consumer's harness is a project of its own (its Kafka client is 3.9.1) with
- * the same command line and result line.
+ * and through a plain {@code KafkaConsumer} loop (poll, handle each record, {@code commitSync}),
+ * on a platform thread, on a virtual thread, and on a virtual thread that forks each handler call
+ * into a scope of its own (decision 0048); and, for drain, the time from {@code requestStop()} to
+ * the last commit, and the duplicates after an abort. Parallel Consumer's harness is a project of
+ * its own (its Kafka client is 3.9.1) with the same command line and result line.
  *
- * <p>Arguments: servers, variant ({@code drain}, {@code plain}, {@code drain-stop},
- * {@code drain-abort}), workers, handler milliseconds, records, topic. Prints one JSON line.
+ * <p>Arguments: servers, variant ({@code drain}, {@code plain}, {@code plain-virtual},
+ * {@code plain-forked}, {@code drain-stop}, {@code drain-abort}), workers, handler milliseconds,
+ * records, topic. Before the measured run, an unmeasured one of the same size on a topic of its
+ * own: the JIT's turn ({@link Load.Run#warmUp()}). Prints one JSON line.
  */
 public final class KafkaThroughput {
     private KafkaThroughput() {}
@@ -55,8 +58,9 @@ public final class KafkaThroughput {
     private static String measure(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
         return switch (run.variant()) {
             case "drain" -> drain(run, ends);
-            case "plain" -> plain(run, ends);
-            case "plain-virtual" -> onAVirtualThread(() -> plain(run, ends));
+            case "plain" -> plain(run, ends, Load.Run::handle);
+            case "plain-virtual" -> onAVirtualThread(() -> plain(run, ends, Load.Run::handle));
+            case "plain-forked" -> onAVirtualThread(() -> plain(run, ends, KafkaThroughput::inAScopeOfItsOwn));
             case "drain-stop" -> drainStop(run);
             case "drain-abort" -> drainAbort(run);
             default -> throw new IllegalArgumentException("no variant " + run.variant());
@@ -129,7 +133,7 @@ public final class KafkaThroughput {
         return Load.result(run, first.get(), committed.get(), handled.sum(), Load.cpuSeconds() - cpu, "\"commits\": " + commits);
     }
 
-    private static String plain(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
+    private static String plain(Load.Run run, Map<TopicPartition, Long> ends, Call call) throws Exception {
         long first = 0;
         LongAdder handled = new LongAdder();
         CompletableFuture<Long> committed = watch(run, ends, handled);
@@ -146,7 +150,7 @@ public final class KafkaThroughput {
                     if (first == 0) {
                         first = System.nanoTime();
                     }
-                    run.handle();
+                    call.handle(run);
                     handled.increment();
                 }
                 if (!polled.isEmpty()) {
@@ -155,6 +159,27 @@ public final class KafkaThroughput {
             }
         }
         return Load.result(run, first, committed.get(), handled.sum(), Load.cpuSeconds() - cpu, "");
+    }
+
+    /** How a plain loop calls the handler for one record. */
+    private interface Call {
+        void handle(Load.Run run) throws Exception;
+    }
+
+    /**
+     * The handler in a {@code StructuredTaskScope} of its own, forked and joined: what a pool that
+     * runs every attempt on a thread of its own, inside a scope (WP-3), does at least per record.
+     */
+    @SuppressWarnings("preview")
+    private static void inAScopeOfItsOwn(Load.Run run) throws Exception {
+        try (var scope = java.util.concurrent.StructuredTaskScope.open(
+                java.util.concurrent.StructuredTaskScope.Joiner.<Void>awaitAllSuccessfulOrThrow())) {
+            scope.fork(() -> {
+                run.handle();
+                return null;
+            });
+            scope.join();
+        }
     }
 
     /** Runs {@code action} on a thread of its own once the run has handled records for two seconds; {@return the thread} */
