@@ -73,7 +73,7 @@ public final class KafkaThroughput {
      */
     private static String onAVirtualThread(java.util.concurrent.Callable<String> loop) throws Exception {
         java.util.concurrent.FutureTask<String> task = new java.util.concurrent.FutureTask<>(loop);
-        Thread.ofVirtual().name("plain-virtual").start(task).join();
+        Thread.ofVirtual().name("plain-loop").start(task).join();
         return task.get();
     }
 
