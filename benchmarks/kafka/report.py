@@ -176,8 +176,11 @@ def main(argv):
                   ["plain loop", "one `KafkaConsumer`: poll, handle each record in turn, `commitSync()` per poll; on a "
                                  "platform thread, on a virtual thread, and on a virtual thread forking each handler "
                                  "call into a scope of its own"],
-                  ["warm-up", "before the measured run, each JVM runs one of the same size on a topic and group of its "
-                              "own, unmeasured: the JIT's turn"],
+                  ["records", "about 3 s of the ideal rate (workers ÷ handler time; 20,000 or 50,000 with a no-op "
+                              "handler); at one worker with a 1 or 10 ms handler, 15 s, where the JIT is still compiling "
+                              "a few seconds in (decision 0048)"],
+                  ["warm-up", "before the measured run, each JVM runs a quarter as many records (at least 500) on a "
+                              "topic and group of its own, unmeasured: the JIT's turn"],
                   ["Parallel Consumer", "`io.confluent.parallelconsumer:parallel-consumer-core:0.5.3.3` with "
                                         "`kafka-clients` 3.9.1, `UNORDERED`, `maxConcurrency` = workers, its default "
                                         "commit mode and interval"],

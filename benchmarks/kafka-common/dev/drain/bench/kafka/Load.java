@@ -54,14 +54,14 @@ public final class Load {
         }
 
         /**
-         * {@return the warm-up before this run: as many records (at least 500) on a topic and a group
-         * of its own, run first in the same JVM and not measured, so that what is measured is the
-         * code after the JIT compiled it, not the compiling} A quarter of the records was not
-         * enough: at one worker and a 1 ms handler, C2 still took a third of a core through drain's
-         * measured run (decision 0048).
+         * {@return the warm-up before this run: a quarter of its records (at least 500) on a topic and
+         * a group of its own, run first in the same JVM and not measured, so that what is measured is
+         * mostly the code after the JIT compiled it} At one worker over Kafka the JIT goes on
+         * compiling for many seconds whatever the warm-up (one as large as the run changed nothing,
+         * decision 0048), so those runs are long instead ({@code benchmarks/kafka/run}).
          */
         public Run warmUp() {
-            return new Run(servers, variant, workers, handlerMillis, Math.max(500, records), topic + "-warm");
+            return new Run(servers, variant, workers, handlerMillis, Math.max(500, records / 4), topic + "-warm");
         }
 
         /** {@return the consumer group of this run} */

@@ -33,7 +33,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *
  * <p>Arguments: servers, variant ({@code drain}, {@code plain}, {@code plain-virtual},
  * {@code plain-forked}, {@code drain-stop}, {@code drain-abort}), workers, handler milliseconds,
- * records, topic. Before the measured run, an unmeasured one of the same size on a topic of its
+ * records, topic. Before the measured run, an unmeasured one a quarter as large on a topic of its
  * own: the JIT's turn ({@link Load.Run#warmUp()}). Prints one JSON line.
  */
 public final class KafkaThroughput {

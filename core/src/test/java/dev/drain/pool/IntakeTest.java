@@ -2,8 +2,10 @@ package dev.drain.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -20,7 +22,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 @ParameterizedClass
 @EnumSource(WorkerPool.IntakeKind.class)
 class IntakeTest {
-    private static final int CAPACITY = 4;
+    /**
+     * Room for every item a test puts and a marker per worker, and one slot more: a sentinel intake
+     * that pushed one marker too many would still return (that mutant is equivalent in a run).
+     */
+    private static final int CAPACITY = 5;
     private static final int WORKERS = 2;
 
     private final Intake<String> intake;
@@ -46,18 +52,18 @@ class IntakeTest {
         assertThat(intake.abort()).isEmpty();
     }
 
-    /** WP-12: {@code abort()} hands back every queued item, in the order they were put. */
+    /** WP-12: {@code abort()} hands back every queued item, so that the run reports each as discarded. */
     @Test
-    void anAbortHandsBackEveryQueuedItemInOrder() throws InterruptedException {
+    void anAbortHandsBackEveryQueuedItem() throws InterruptedException {
         for (String item : List.of("a", "b", "c", "d")) {
             assertThat(intake.put(item)).isTrue();
         }
-        assertThat(intake.abort()).containsExactly("a", "b", "c", "d");
+        assertThat(intake.abort()).containsExactlyInAnyOrder("a", "b", "c", "d");
     }
 
     /**
-     * WP-2: after the end of input, the workers take every queued item, in order, and then each of
-     * them learns of the end ({@code null}), however many there are.
+     * WP-2: after the end of input, the workers take every queued item, and then each of them
+     * learns of the end ({@code null}), however many there are.
      */
     @Test
     void afterTheEndOfInputEveryItemIsTakenThenEachWorkerEnds() throws InterruptedException {
@@ -65,8 +71,8 @@ class IntakeTest {
         intake.put("b");
         intake.endOfInput();
 
-        assertThat(intake.take()).isEqualTo("a");
-        assertThat(intake.take()).isEqualTo("b");
+        List<@Nullable String> taken = Arrays.asList(intake.take(), intake.take());
+        assertThat(taken).containsExactlyInAnyOrder("a", "b");
         for (int worker = 0; worker < WORKERS; worker++) {
             assertThat(intake.take()).isNull();
         }
