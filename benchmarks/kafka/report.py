@@ -88,7 +88,7 @@ def throughput_section(runs):
             "handlers run: a virtual thread's `Thread.sleep` wakes through the JDK's unparker and a carrier thread, "
             "which costs a 1 ms handler more than a platform thread's sleep, and that part of the gap is not drain's; "
             "and the same loop on a virtual thread that forks each handler call into a `StructuredTaskScope` of its "
-            "own and joins it, the least a pool that runs every attempt on a thread of its own in a scope (WP-3) does "
+            "own and joins it, as a pool that runs every attempt on a fresh thread in a scope of its own (WP-3, WP-9) does "
             "per record (decision 0048).\n\n"
             + table(["handler", "workers", "ideal records/s", "drain", "beside", "its records/s", "ratio", "CPU µs/record"],
                     rows, ["l", "r", "r", "r", "l", "r", "r", "r"]))
@@ -132,7 +132,7 @@ def targets_section(runs):
     if floor is not None:
         decided = "by every round" if floor["apart"] else "by the means (rounds overlap)"
         rows.append(["beside it, not a target: the plain loop forking each handler in a scope ÷ the plain loop, "
-                     "1 worker, 1 ms handler (the most WP-3 leaves, decision 0048)", "–",
+                     "1 worker, 1 ms handler (the price of WP-3 and WP-9, decision 0048)", "–",
                      f"{floor['ratio']:.2f}× ({decided})", "–"])
     for workers in [64, 512]:
         for ms in [1, 10]:

@@ -168,7 +168,8 @@ public final class KafkaThroughput {
 
     /**
      * The handler in a {@code StructuredTaskScope} of its own, forked and joined: what a pool that
-     * runs every attempt on a thread of its own, inside a scope (WP-3), does at least per record.
+     * runs every attempt on a fresh thread in a scope of its own (WP-3, WP-9) does for each record
+     * (decision 0048).
      */
     @SuppressWarnings("preview")
     private static void inAScopeOfItsOwn(Load.Run run) throws Exception {
