@@ -52,6 +52,15 @@ def rates(runs, key):
     return [r["records_per_s"] for r in runs.get(key, [])]
 
 
+STOLEN_MARK_S = 0.1  # a round whose JVM lost more CPU than this to the hypervisor is marked
+
+
+def rounds(runs, key):
+    """Each round's records per second, marked † where the hypervisor took more than STOLEN_MARK_S."""
+    return " / ".join(fmt(r["records_per_s"]) + ("†" if (r.get("stolen_s") or 0) > STOLEN_MARK_S else "")
+                      for r in runs.get(key, []))
+
+
 def mean(xs):
     return statistics.mean(xs) if xs else None
 
@@ -74,9 +83,9 @@ def throughput_section(runs):
             cpu_b = mean([r["cpu_s"] / r["records"] * 1e6 for r in runs[(other, workers, ms)]])
             ideal = "–" if ms == 0 else fmt(workers * 1000 / ms)
             rows.append([f"{ms} ms" if ms else "no-op", workers, ideal,
-                         f"{fmt(mean(c['a']))} ({' / '.join(fmt(x) for x in c['a'])})",
+                         f"{fmt(mean(c['a']))} ({rounds(runs, ('drain', workers, ms))})",
                          BESIDE[other],
-                         f"{fmt(mean(c['b']))} ({' / '.join(fmt(x) for x in c['b'])})",
+                         f"{fmt(mean(c['b']))} ({rounds(runs, (other, workers, ms))})",
                          f"{c['ratio']:.2f}×" + ("" if c["apart"] else " (rounds overlap)"),
                          f"{fmt(cpu_a)} / {fmt(cpu_b)}"])
     return ("## Records per second, end to end\n\n"
@@ -89,7 +98,9 @@ def throughput_section(runs):
             "which costs a 1 ms handler more than a platform thread's sleep, and that part of the gap is not drain's; "
             "and the same loop on a virtual thread that forks each handler call into a `StructuredTaskScope` of its "
             "own and joins it, as a pool that runs every attempt on a fresh thread in a scope of its own (WP-3, WP-9) does "
-            "per record (decision 0048).\n\n"
+            "per record (decision 0048). A round marked † lost more than "
+            f"{STOLEN_MARK_S:g} s of CPU to the hypervisor while its JVM ran (`/proc/stat`'s steal; older runs "
+            "did not record it): such a round is slower, drain's more than a plain loop's.\n\n"
             + table(["handler", "workers", "ideal records/s", "drain", "beside", "its records/s", "ratio", "CPU µs/record"],
                     rows, ["l", "r", "r", "r", "l", "r", "r", "r"]))
 
