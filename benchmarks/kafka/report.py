@@ -131,20 +131,21 @@ def stop_section(runs):
 def targets_section(runs):
     rows = []
 
+    def measured(c):
+        decided = "by every round" if c["apart"] else "by the means (rounds overlap)"
+        return f"{c['ratio']:.2f}× ({decided})"
+
     def judge(label, c, limit):
         if c is None:
             return
         met = c["ratio"] >= limit and (c["apart"] or c["ratio"] >= limit)
-        decided = "by every round" if c["apart"] else "by the means (rounds overlap)"
-        rows.append([label, f"≥ {limit:g} ×", f"{c['ratio']:.2f}× ({decided})", "yes" if met else "**no**"])
+        rows.append([label, f"≥ {limit:g} ×", measured(c), "yes" if met else "**no**"])
 
     judge("drain ÷ plain loop, 1 worker, 1 ms handler", compare(runs, "drain", "plain", 1, 1), 1.0)
     floor = compare(runs, "plain-forked", "plain", 1, 1)
     if floor is not None:
-        decided = "by every round" if floor["apart"] else "by the means (rounds overlap)"
         rows.append(["beside it, not a target: the plain loop forking each handler in a scope ÷ the plain loop, "
-                     "1 worker, 1 ms handler (the price of WP-3 and WP-9, decision 0048)", "–",
-                     f"{floor['ratio']:.2f}× ({decided})", "–"])
+                     "1 worker, 1 ms handler (the price of WP-3 and WP-9, decision 0048)", "–", measured(floor), "–"])
     for workers in [64, 512]:
         for ms in [1, 10]:
             judge(f"drain ÷ Parallel Consumer, {workers} workers, {ms} ms handler", compare(runs, "drain", "pc", workers, ms), 1.0)
