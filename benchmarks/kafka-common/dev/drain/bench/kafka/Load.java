@@ -6,9 +6,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -74,6 +76,88 @@ public final class Load {
             if (handlerMillis > 0) {
                 Thread.sleep(handlerMillis);
             }
+        }
+    }
+
+    /**
+     * What one measured run's handler calls count: when the first began, how many have returned,
+     * and, at one worker, the time from each call's return to the next one's start (where a pool's
+     * hand-offs show, decision 0048). The harness waits on it instead of polling a counter, so that
+     * no thread of its own wakes during the measurement.
+     */
+    public static final class Tally {
+        private final long records;
+        private final AtomicLong first = new AtomicLong();
+        private final AtomicLong handled = new AtomicLong();
+        private final CountDownLatch began = new CountDownLatch(1);
+        private final CountDownLatch all = new CountDownLatch(1);
+        /**
+         * At one worker, nanoseconds from one call's return to the next one's start; {@code null}
+         * at more (this file is compiled without JSpecify, into Parallel Consumer's harness too). Written by the thread of each call: at one worker the calls follow one
+         * another, each ordered after the last by the hand-offs between them (a join, a queue).
+         */
+        private final long[] gaps;
+        private int gapCount;
+        private long lastReturn;
+
+        public Tally(Run run) {
+            this.records = run.records();
+            this.gaps = run.workers() == 1 ? new long[run.records()] : null;
+        }
+
+        /** Calls the run's handler for one record, and counts it. */
+        public void handle(Run run) throws InterruptedException {
+            long start = System.nanoTime();
+            if (first.get() == 0 && first.compareAndSet(0, start)) {
+                began.countDown();
+            }
+            long[] g = gaps;
+            if (g != null && lastReturn != 0 && gapCount < g.length) {
+                g[gapCount++] = start - lastReturn;
+            }
+            run.handle();
+            if (g != null) {
+                lastReturn = System.nanoTime();
+            }
+            if (handled.incrementAndGet() == records) {
+                all.countDown();
+            }
+        }
+
+        /** {@return when the first call began (System.nanoTime), or 0} */
+        public long first() {
+            return first.get();
+        }
+
+        /** {@return how many calls have returned} */
+        public long handled() {
+            return handled.get();
+        }
+
+        /** Waits until the first call has begun. */
+        public void awaitFirst() throws InterruptedException {
+            began.await();
+        }
+
+        /** Waits until every record's call has returned. */
+        public void awaitAll() throws InterruptedException {
+            all.await();
+        }
+
+        /**
+         * {@return the result line's fields for the gaps between calls, at one worker: their median
+         * and 90th percentile in microseconds, JSON ({@code "gap_us_p50": …, "gap_us_p90": …}), or
+         * empty} Read once the calls have ended.
+         */
+        public String gapFields() {
+            long[] g = gaps;
+            if (g == null || gapCount == 0) {
+                return "";
+            }
+            long[] sorted = java.util.Arrays.copyOf(g, gapCount);
+            java.util.Arrays.sort(sorted);
+            return String.format(Locale.ROOT, "\"gap_us_p50\": %.1f, \"gap_us_p90\": %.1f",
+                    sorted[sorted.length / 2] / 1e3, sorted[sorted.length * 9 / 10] / 1e3);
         }
     }
 

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -58,8 +57,8 @@ public final class KafkaThroughput {
     private static String measure(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
         return switch (run.variant()) {
             case "drain" -> drain(run, ends);
-            case "plain" -> plain(run, ends, Load.Run::handle);
-            case "plain-virtual" -> onAVirtualThread(() -> plain(run, ends, Load.Run::handle));
+            case "plain" -> plain(run, ends, Load.Tally::handle);
+            case "plain-virtual" -> onAVirtualThread(() -> plain(run, ends, Load.Tally::handle));
             case "plain-forked" -> onAVirtualThread(() -> plain(run, ends, KafkaThroughput::inAScopeOfItsOwn));
             case "drain-stop" -> drainStop(run);
             case "drain-abort" -> drainAbort(run);
@@ -84,14 +83,12 @@ public final class KafkaThroughput {
         return config;
     }
 
-    /** Starts a thread that waits until {@code handled} reaches the records, then for the commits; {@return when they covered every record} */
-    private static CompletableFuture<Long> watch(Load.Run run, Map<TopicPartition, Long> ends, LongAdder handled) {
+    /** Starts a thread that waits until every record's handler has returned, then for the commits; {@return when they covered every record} */
+    private static CompletableFuture<Long> watch(Load.Run run, Map<TopicPartition, Long> ends, Load.Tally tally) {
         CompletableFuture<Long> committed = new CompletableFuture<>();
         Thread.ofPlatform().daemon().name("commit-watch").start(() -> {
             try {
-                while (handled.sum() < run.records()) {
-                    Thread.sleep(1);
-                }
+                tally.awaitAll();
                 committed.complete(Load.awaitCommitted(run, ends, Duration.ofMinutes(2)));
             } catch (Exception e) {
                 committed.completeExceptionally(e);
@@ -106,37 +103,33 @@ public final class KafkaThroughput {
     }
 
     private static WorkerPool<Delivery<String, String>, Long> pool(Load.Run run, KafkaSource<String, String> source,
-            Consumer<Delivery<String, String>> each) {
+            Load.Tally tally, Consumer<Delivery<String, String>> each) {
         return WorkerPool.<Delivery<String, String>, Long>builder(d -> {
-            run.handle();
+            tally.handle(run);
             each.accept(d);
             return d.offset();
         }).workers(run.workers()).queueSize(run.workers()).settleBatch(SETTLE_BATCH).settler(source.settler()).name("bench").build();
     }
 
     private static String drain(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
-        AtomicLong first = new AtomicLong();
-        LongAdder handled = new LongAdder();
-        CompletableFuture<Long> committed = watch(run, ends, handled);
+        Load.Tally tally = new Load.Tally(run);
+        CompletableFuture<Long> committed = watch(run, ends, tally);
         double cpu = Load.cpuSeconds();
         long commits;
         try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
-            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, d -> {
-                first.compareAndSet(0, System.nanoTime());
-                handled.increment();
-            });
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, tally, d -> {});
             try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
                 results.forEachRemaining(offset -> {});
             }
             commits = source.commits();
         }
-        return Load.result(run, first.get(), committed.get(), handled.sum(), Load.cpuSeconds() - cpu, "\"commits\": " + commits);
+        return Load.result(run, tally.first(), committed.get(), tally.handled(), Load.cpuSeconds() - cpu,
+                "\"commits\": " + commits + gaps(tally));
     }
 
     private static String plain(Load.Run run, Map<TopicPartition, Long> ends, Call call) throws Exception {
-        long first = 0;
-        LongAdder handled = new LongAdder();
-        CompletableFuture<Long> committed = watch(run, ends, handled);
+        Load.Tally tally = new Load.Tally(run);
+        CompletableFuture<Long> committed = watch(run, ends, tally);
         double cpu = Load.cpuSeconds();
         Map<String, Object> config = consumer(run);
         config.put("enable.auto.commit", "false");
@@ -144,26 +137,28 @@ public final class KafkaThroughput {
         config.put("group.protocol", "consumer");
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(java.util.List.of(run.topic()));
-            while (handled.sum() < run.records()) {
+            while (tally.handled() < run.records()) {
                 ConsumerRecords<String, String> polled = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<String, String> record : polled) {
-                    if (first == 0) {
-                        first = System.nanoTime();
-                    }
-                    call.handle(run);
-                    handled.increment();
+                    call.handle(tally, run);
                 }
                 if (!polled.isEmpty()) {
                     consumer.commitSync(); // what this poll returned, all handled
                 }
             }
         }
-        return Load.result(run, first, committed.get(), handled.sum(), Load.cpuSeconds() - cpu, "");
+        return Load.result(run, tally.first(), committed.get(), tally.handled(), Load.cpuSeconds() - cpu, tally.gapFields());
     }
 
     /** How a plain loop calls the handler for one record. */
     private interface Call {
-        void handle(Load.Run run) throws Exception;
+        void handle(Load.Tally tally, Load.Run run) throws Exception;
+    }
+
+    /** {@return {@code tally}'s gap fields after a comma, or empty} */
+    private static String gaps(Load.Tally tally) {
+        String fields = tally.gapFields();
+        return fields.isEmpty() ? "" : ", " + fields;
     }
 
     /**
@@ -172,11 +167,11 @@ public final class KafkaThroughput {
      * (decision 0048).
      */
     @SuppressWarnings("preview")
-    private static void inAScopeOfItsOwn(Load.Run run) throws Exception {
+    private static void inAScopeOfItsOwn(Load.Tally tally, Load.Run run) throws Exception {
         try (var scope = java.util.concurrent.StructuredTaskScope.open(
                 java.util.concurrent.StructuredTaskScope.Joiner.<Void>awaitAllSuccessfulOrThrow())) {
             scope.fork(() -> {
-                run.handle();
+                tally.handle(run);
                 return null;
             });
             scope.join();
@@ -184,11 +179,12 @@ public final class KafkaThroughput {
     }
 
     /** Runs {@code action} on a thread of its own once the run has handled records for two seconds; {@return the thread} */
-    private static Thread twoSecondsIn(AtomicLong first, Runnable action) {
+    private static Thread twoSecondsIn(Load.Tally tally, Runnable action) {
         return Thread.ofPlatform().name("two-seconds-in").start(() -> {
             try {
-                while (first.get() == 0 || System.nanoTime() - first.get() < 2_000_000_000L) {
-                    Thread.sleep(1);
+                tally.awaitFirst();
+                for (long left; (left = tally.first() + 2_000_000_000L - System.nanoTime()) > 0; ) {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.sleep(left);
                 }
             } catch (InterruptedException e) {
                 return;
@@ -199,17 +195,13 @@ public final class KafkaThroughput {
 
     /** drain, stopped gracefully two seconds into the run: from {@code requestStop()} to the run's end, which comes after its last commit. */
     private static String drainStop(Load.Run run) throws Exception {
-        AtomicLong first = new AtomicLong();
+        Load.Tally tally = new Load.Tally(run);
         AtomicLong stopped = new AtomicLong();
-        LongAdder handled = new LongAdder();
         long ended;
         double cpu = Load.cpuSeconds();
         try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
-            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, d -> {
-                first.compareAndSet(0, System.nanoTime());
-                handled.increment();
-            });
-            Thread stopper = twoSecondsIn(first, () -> {
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, tally, d -> {});
+            Thread stopper = twoSecondsIn(tally, () -> {
                 stopped.set(System.nanoTime());
                 pool.requestStop();
             });
@@ -222,7 +214,7 @@ public final class KafkaThroughput {
         long stoppedAt = stopped.get(); // 0, or after the end: the records ran out before the stop came
         String stop = stoppedAt == 0 || stoppedAt - ended > 0 ? "null"
                 : String.format(java.util.Locale.ROOT, "%.1f", (ended - stoppedAt) / 1e6);
-        return Load.result(run, first.get(), ended, handled.sum(), Load.cpuSeconds() - cpu, "\"stop_to_last_commit_ms\": " + stop);
+        return Load.result(run, tally.first(), ended, tally.handled(), Load.cpuSeconds() - cpu, "\"stop_to_last_commit_ms\": " + stop);
     }
 
     /**
@@ -231,17 +223,14 @@ public final class KafkaThroughput {
      * plain consumer of the group would handle again (done above the watermark).
      */
     private static String drainAbort(Load.Run run) throws Exception {
-        AtomicLong first = new AtomicLong();
+        Load.Tally tally = new Load.Tally(run);
         Set<String> before = ConcurrentHashMap.newKeySet();
         Set<String> after = ConcurrentHashMap.newKeySet();
         long aborted;
         double cpu = Load.cpuSeconds();
         try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
-            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, d -> {
-                first.compareAndSet(0, System.nanoTime());
-                before.add(d.toString());
-            });
-            Thread aborter = twoSecondsIn(first, pool::abort);
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, tally, d -> before.add(d.toString()));
+            Thread aborter = twoSecondsIn(tally, pool::abort);
             try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
                 results.forEachRemaining(offset -> {});
             } catch (RuntimeException abortedRun) {
@@ -266,7 +255,7 @@ public final class KafkaThroughput {
             }
         }
         try (KafkaSource<String, String> next = open(run, Duration.ofSeconds(1))) {
-            WorkerPool<Delivery<String, String>, Long> pool = pool(run, next, d -> after.add(d.toString()));
+            WorkerPool<Delivery<String, String>, Long> pool = pool(run, next, new Load.Tally(run), d -> after.add(d.toString()));
             try (Stream<Delivery<String, String>> records = next.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
                 results.forEachRemaining(offset -> {});
             }
@@ -277,7 +266,7 @@ public final class KafkaThroughput {
             throw new IllegalStateException("handled " + before.size() + " then " + after.size() + " (" + twice.size()
                     + " twice): not every one of " + run.records());
         }
-        return Load.result(run, first.get(), aborted, before.size(), Load.cpuSeconds() - cpu,
+        return Load.result(run, tally.first(), aborted, before.size(), Load.cpuSeconds() - cpu,
                 String.format(java.util.Locale.ROOT, "\"handled_next\": %d, \"twice_with_a_source\": %d, \"twice_with_a_plain_consumer\": %d",
                         after.size(), twice.size(), plainRepeats));
     }

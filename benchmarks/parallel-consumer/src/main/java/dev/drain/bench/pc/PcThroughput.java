@@ -8,8 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -46,8 +44,7 @@ public final class PcThroughput {
         config.put("group.id", run.group());
         config.put("enable.auto.commit", "false");
         config.put("auto.offset.reset", "earliest");
-        AtomicLong first = new AtomicLong();
-        LongAdder handled = new LongAdder();
+        Load.Tally tally = new Load.Tally(run);
         double cpu = Load.cpuSeconds();
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
         ParallelConsumerOptions<String, String> options = ParallelConsumerOptions.<String, String>builder()
@@ -59,20 +56,16 @@ public final class PcThroughput {
         try (ParallelStreamProcessor<String, String> pc = ParallelStreamProcessor.createEosStreamProcessor(options)) {
             pc.subscribe(List.of(run.topic()));
             pc.poll(context -> {
-                first.compareAndSet(0, System.nanoTime());
                 try {
-                    run.handle();
+                    tally.handle(run);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException(e);
                 }
-                handled.increment();
             });
-            while (handled.sum() < run.records()) {
-                Thread.sleep(1);
-            }
+            tally.awaitAll();
             committed = Load.awaitCommitted(run, ends, Duration.ofMinutes(2));
         }
-        return Load.result(run, first.get(), committed, handled.sum(), Load.cpuSeconds() - cpu, "");
+        return Load.result(run, tally.first(), committed, tally.handled(), Load.cpuSeconds() - cpu, "");
     }
 }
