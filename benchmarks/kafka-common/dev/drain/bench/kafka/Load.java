@@ -82,7 +82,7 @@ public final class Load {
     /**
      * What one measured run's handler calls count: when the first began, how many have returned,
      * and, at one worker, the time from each call's return to the next one's start (where a pool's
-     * hand-offs show, decision 0048). The harness waits on it instead of polling a counter, so that
+     * hand-offs show, decision 0049). The harness waits on it instead of polling a counter, so that
      * no thread of its own wakes during the measurement.
      */
     public static final class Tally {
@@ -93,8 +93,9 @@ public final class Load {
         private final CountDownLatch all = new CountDownLatch(1);
         /**
          * At one worker, nanoseconds from one call's return to the next one's start; {@code null}
-         * at more (this file is compiled without JSpecify, into Parallel Consumer's harness too). Written by the thread of each call: at one worker the calls follow one
-         * another, each ordered after the last by the hand-offs between them (a join, a queue).
+         * at more (this file is compiled without JSpecify, into Parallel Consumer's harness too).
+         * Written by the thread of each call: at one worker the calls follow one another, each
+         * ordered after the last by the hand-offs between them (a join, a queue).
          */
         private final long[] gaps;
         private int gapCount;
