@@ -83,7 +83,7 @@ public final class Load {
      * What one measured run's handler calls count: when the first began, how many have returned,
      * and, at one worker, the time from each call's return to the next one's start (where a pool's
      * hand-offs show, decision 0049). The harness waits on it instead of polling a counter, so that
-     * no thread of its own wakes during the measurement.
+     * no thread of its own wakes until the last call has returned.
      */
     public static final class Tally {
         private final long records;
