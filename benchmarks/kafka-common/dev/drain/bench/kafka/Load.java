@@ -150,7 +150,7 @@ public final class Load {
          * and 90th percentile in microseconds, JSON ({@code "gap_us_p50": …, "gap_us_p90": …}), or
          * empty} Read once the calls have ended.
          */
-        public String gapFields() {
+        private String gapFields() {
             long[] g = gaps;
             if (g == null || gapCount == 0) {
                 return "";
@@ -245,5 +245,17 @@ public final class Load {
                         + " \"seconds\": %.4f, \"records_per_s\": %.1f, \"cpu_s\": %.3f%s}",
                 run.variant(), run.workers(), run.handlerMillis(), run.records(), handled, seconds, run.records() / seconds, cpu,
                 extra.isEmpty() ? "" : ", " + extra);
+    }
+
+    /**
+     * The result line of a run that {@code tally} counted, from its first call to {@code endNanos}:
+     * the calls it counted as handled, and at one worker the gaps between them after {@code extra}.
+     *
+     * @param extra more fields, already JSON ({@code "key": value, ...}), or empty
+     */
+    public static String result(Run run, Tally tally, long endNanos, double cpu, String extra) {
+        String gaps = tally.gapFields();
+        String fields = extra.isEmpty() || gaps.isEmpty() ? extra + gaps : extra + ", " + gaps;
+        return result(run, tally.first(), endNanos, tally.handled(), cpu, fields);
     }
 }

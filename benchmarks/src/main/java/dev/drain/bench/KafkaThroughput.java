@@ -123,8 +123,7 @@ public final class KafkaThroughput {
             }
             commits = source.commits();
         }
-        return Load.result(run, tally.first(), committed.get(), tally.handled(), Load.cpuSeconds() - cpu,
-                "\"commits\": " + commits + gaps(tally));
+        return Load.result(run, tally, committed.get(), Load.cpuSeconds() - cpu, "\"commits\": " + commits);
     }
 
     private static String plain(Load.Run run, Map<TopicPartition, Long> ends, Call call) throws Exception {
@@ -147,7 +146,7 @@ public final class KafkaThroughput {
                 }
             }
         }
-        return Load.result(run, tally.first(), committed.get(), tally.handled(), Load.cpuSeconds() - cpu, tally.gapFields());
+        return Load.result(run, tally, committed.get(), Load.cpuSeconds() - cpu, "");
     }
 
     /** How a plain loop calls the handler for one record. */
@@ -155,11 +154,6 @@ public final class KafkaThroughput {
         void handle(Load.Tally tally, Load.Run run) throws Exception;
     }
 
-    /** {@return {@code tally}'s gap fields after a comma, or empty} */
-    private static String gaps(Load.Tally tally) {
-        String fields = tally.gapFields();
-        return fields.isEmpty() ? "" : ", " + fields;
-    }
 
     /**
      * The handler in a {@code StructuredTaskScope} of its own, forked and joined: what a pool that
@@ -214,7 +208,7 @@ public final class KafkaThroughput {
         long stoppedAt = stopped.get(); // 0, or after the end: the records ran out before the stop came
         String stop = stoppedAt == 0 || stoppedAt - ended > 0 ? "null"
                 : String.format(java.util.Locale.ROOT, "%.1f", (ended - stoppedAt) / 1e6);
-        return Load.result(run, tally.first(), ended, tally.handled(), Load.cpuSeconds() - cpu, "\"stop_to_last_commit_ms\": " + stop);
+        return Load.result(run, tally, ended, Load.cpuSeconds() - cpu, "\"stop_to_last_commit_ms\": " + stop);
     }
 
     /**

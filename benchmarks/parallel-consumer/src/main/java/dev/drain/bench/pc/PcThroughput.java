@@ -66,6 +66,6 @@ public final class PcThroughput {
             tally.awaitAll();
             committed = Load.awaitCommitted(run, ends, Duration.ofMinutes(2));
         }
-        return Load.result(run, tally.first(), committed, tally.handled(), Load.cpuSeconds() - cpu, "");
+        return Load.result(run, tally, committed, Load.cpuSeconds() - cpu, "");
     }
 }
