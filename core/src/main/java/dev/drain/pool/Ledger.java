@@ -6,9 +6,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The run's books: every item pulled from the source, and the one fate each comes to (WP-2). An
- * item is pulled, perhaps accepted into the intake, perhaps taken by a worker, and then settled
- * exactly once:
+ * The run's books, and the one corridor an item's fate takes: every item pulled from the source
+ * comes to exactly one fate (WP-2), recorded here, once, by one call that keeps the books, offers
+ * the fate to the {@link Settling} as its one {@link Settlement} (WP-22) and reports its event,
+ * and then returns: recording a fate never waits (a worker waits for the store's room afterwards,
+ * with its item's fate already known to everyone). An item is pulled, perhaps accepted into the
+ * intake, perhaps taken by a worker, and then comes to one of these fates:
  * <ul>
  *   <li><b>succeeded</b>: its handler returned a result (delivered to the consumer, unless the
  *       consumer abandoned the run first);</li>
@@ -19,12 +22,11 @@ import org.jspecify.annotations.Nullable;
  * So at the end {@code pulled == succeeded + failed + discarded + cancelled}, and the lists of
  * the outcome are these books' lists, copied under the same lock that every fate is recorded
  * under. One lock guards all of it: a fate, its counter and its list change together, and
- * {@link #snapshot} and {@link #fates} see none or all of a change.
+ * {@link #snapshot} and {@link #fates} see none or all of a change. The settlement is offered
+ * under that lock too, so the store hears the fates in the order the books recorded them.
  *
- * <p>Each fate, once recorded, is offered to the run's {@link Settling} as its one
- * {@link Settlement} (WP-22), outside this lock: a worker's offer may wait for the store, and the
- * books must stay readable meanwhile. Lock order: the ledger, then the settling's lock (read by
- * {@link #fates}); an offer takes the settling's lock alone.
+ * <p>Words: a fate is <em>recorded</em> here (the run has decided it); a settlement is
+ * <em>settled</em> when the store has acknowledged it, or <em>unsettled</em> when it did not.
  */
 final class Ledger<T> {
 
@@ -41,22 +43,25 @@ final class Ledger<T> {
 
     /** Where every fate goes once it is recorded: the run's settler, if it has one. */
     private final Settling<T> settling;
+    /** Where every fate's event goes: the run's sink, if it has one. */
+    private final Reporter reporter;
 
-    /** Books whose fates go nowhere: a run without a settler. */
+    /** Books whose fates go nowhere: a run without a settler or a sink. */
     Ledger() {
-        this(Settling.none());
+        this(Settling.none(), new Reporter(null));
     }
 
-    /** Books whose every fate is offered to {@code settling}. */
-    Ledger(Settling<T> settling) {
+    /** Books whose every fate is offered to {@code settling} and reported to {@code reporter}. */
+    Ledger(Settling<T> settling, Reporter reporter) {
         this.settling = settling;
+        this.reporter = reporter;
     }
 
     @GuardedBy("this")
     private long pulled;
     @GuardedBy("this")
     private long accepted;
-    /** Taken by a worker (or kept by the producer) and not yet settled. */
+    /** Taken by a worker and not yet come to its fate. */
     @GuardedBy("this")
     private long inFlight;
     @GuardedBy("this")
@@ -85,7 +90,7 @@ final class Ledger<T> {
         return succeeded + failures.size() + discarded.size() + cancelled.size();
     }
 
-    /** The producer pulled one item: the lead (pulled minus settled) is measured here, exactly (WP-1). {@return the lead now} */
+    /** The producer pulled one item: the lead (pulled minus recorded fates) is measured here, exactly (WP-1). {@return the lead now} */
     synchronized long pulled() {
         pulled++;
         long lead = pulled - finished();
@@ -102,43 +107,55 @@ final class Ledger<T> {
         inFlight++;
     }
 
-    /** A worker's item succeeded; its settlement may wait for room. */
-    void succeeded(T item) {
-        synchronized (this) {
-            inFlight--;
-            succeeded++;
-        }
-        settling.offer(new Settlement.Succeeded<>(item), true);
+    /** A worker's item succeeded. */
+    synchronized void succeeded(T item) {
+        inFlight--;
+        succeeded++;
+        settling.offer(new Settlement.Succeeded<>(item));
+    }
+
+    /** An item failed permanently, on its worker (its handler threw, or timed out, for good). */
+    void failed(ItemFailure<T> failure) {
+        record(failure);
+        reporter.recordNow(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(failure.item()) + " attempts="
+                + failure.attempts() + " cause=" + Text.of(failure.cause()));
     }
 
     /**
-     * An item failed permanently: on its worker ({@code mayWait}), or on the watchdog, which
-     * found its attempt stuck and must never wait.
+     * An item failed permanently on the watchdog, which found its attempt {@code stuck} while it
+     * still runs (WP-4). Builds no text here: the watchdog never runs user code.
      */
-    void failed(ItemFailure<T> failure, boolean mayWait) {
-        synchronized (this) {
-            inFlight--;
-            failures.add(failure);
-        }
-        settling.offer(new Settlement.Failed<>(failure), mayWait);
+    void stuck(ItemFailure<T> failure, StuckAttempt stuck) {
+        failed(failure);
+        reporter.recordNow(MetricsEvent.ATTEMPT_STUCK, stuck::getMessage);
     }
 
-    /** A worker's item was cancelled (the run is being cancelled, so its settlement does not wait). */
+    private synchronized void record(ItemFailure<T> failure) {
+        inFlight--;
+        failures.add(failure);
+        settling.offer(new Settlement.Failed<>(failure));
+    }
+
+    /** A worker's item was cancelled: the run is being cancelled. */
     void cancelled(T item) {
         synchronized (this) {
             inFlight--;
             cancelled.add(item);
+            settling.offer(new Settlement.Released<>(item, Settlement.Why.CANCELLED));
         }
-        settling.offer(new Settlement.Released<>(item, Settlement.Why.CANCELLED), false);
+        reporter.recordNow(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + Text.of(item));
     }
 
-    /** Items dropped before any worker took them; never waits (an abort drops them under the lifecycle's lock). */
+    /** Items dropped before any worker took them (an abort drops them under the lifecycle's lock). */
     void discarded(List<T> items) {
         synchronized (this) {
             discarded.addAll(items);
+            for (T item : items) {
+                settling.offer(new Settlement.Released<>(item, Settlement.Why.DISCARDED));
+            }
         }
         for (T item : items) {
-            settling.offer(new Settlement.Released<>(item, Settlement.Why.DISCARDED), false);
+            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + Text.of(item));
         }
     }
 

@@ -176,7 +176,7 @@ final class Lifecycle<T> {
         }
     }
 
-    /** The store did not acknowledge a batch of settlements: intake stops, as at a permanent failure (WP-22). */
+    /** The store did not take a batch of settlements: intake stops, as at a permanent failure (WP-22). */
     synchronized void settlementFailed() {
         if (!sealed && phase == Phase.RUNNING) {
             stopNow();
@@ -307,9 +307,6 @@ final class Lifecycle<T> {
     private int drop(Effects<T> run) {
         List<T> dropped = run.dropIntake();
         ledger.discarded(dropped);
-        for (T item : dropped) {
-            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + Text.of(item));
-        }
         return dropped.size();
     }
 

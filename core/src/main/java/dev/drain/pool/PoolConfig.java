@@ -8,7 +8,12 @@ import org.jspecify.annotations.Nullable;
 record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, int workers, int queueSize,
                         Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
                         @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads,
-                        @Nullable Settler<T> settler, int settleBatch) {
+                        @Nullable Settler<T> settler, int settleBatch, int batchesInFlight) {
+
+    /** {@return how far the source may be ahead of the recorded fates: {@code queueSize + workers + 1} (WP-1)} */
+    long leadBound() {
+        return queueSize + (long) workers + 1L;
+    }
 
     /** {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink, settler} */
     String describe() {
@@ -16,7 +21,8 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                 : retryable.stream().map(Class::getSimpleName).toList() + " x" + maxRetries;
         return "workers=" + workers + ", queueSize=" + queueSize + ", itemTimeout=" + itemTimeout + ", retries="
                 + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes") + ", settler="
-                + (settler == null ? "no" : "yes, batches of " + settleBatch);
+                + (settler == null ? "no" : "yes, batches of " + settleBatch
+                + (batchesInFlight == 1 ? "" : ", " + batchesInFlight + " in flight"));
     }
 
     /** The longest wait the pool keeps in nanoseconds: about 73 years, far enough that a deadline never overflows. */

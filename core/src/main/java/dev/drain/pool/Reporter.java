@@ -1,11 +1,10 @@
 package dev.drain.pool;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.util.ArrayDeque;
-import java.util.concurrent.CountDownLatch;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -15,64 +14,34 @@ import org.jspecify.annotations.Nullable;
  * {@code requestStop()} or {@code abort()} (decision 0016). Whatever the sink does (throws any
  * {@code Throwable}, swallows or sets an interrupt, blocks for a while) it does to the reporter
  * alone. Events reach it in the order they were recorded; their details are built there too, so an
- * item's {@code toString} also runs on the reporter.
+ * item's {@code toString} also runs on the reporter. A {@link Handoff} carries them, in batches of
+ * everything queued (decision 0023).
  *
  * <ul>
  *   <li>{@link #record} (the run's own threads) waits while {@value #BACKLOG} events are
- *       undelivered: a slow sink slows the pool instead of filling the heap. A wait cut short by
- *       the run's cancellation drops that event.</li>
- *   <li>{@link #recordNow} (any thread: stop, abort, abandon) never waits.</li>
+ *       undelivered: a slow sink slows the pool instead of filling the heap. A wait given up
+ *       because the run is being cancelled ({@link #releaseWaiters}) drops that event.</li>
+ *   <li>{@link #recordNow} (any thread: stop, abort, abandon, an item's fate) never waits.</li>
  *   <li>A call to the sink that throws is counted ({@link #raised()}) and otherwise ignored; a
- *       {@link VirtualMachineError} also ends the run ({@code crash}), and the sink is not called
- *       again.</li>
+ *       {@link VirtualMachineError} also ends the run (what {@link #deliver}'s caller passed), and
+ *       the sink is not called again.</li>
  *   <li>{@link #shutdown()} (the driver, at the very end) lets the reporter deliver what is left
  *       and finish.</li>
  * </ul>
- * The reporter takes every queued event at once and delivers the batch outside the lock, so a
- * recording thread only appends under a short lock and wakes the reporter when it waits; the room
- * the batch held is given back when the whole batch has been delivered (decision 0023).
  * Without a sink every method returns at once and there is no reporter thread.
  */
 final class Reporter {
     /** How many events the run's threads may be ahead of the sink. */
     static final int BACKLOG = 256;
 
-    /**
-     * One event; {@code holdsRoom} if it counts against the {@link #BACKLOG}. An event with a
-     * {@code flushed} latch (and no {@code kind}) is no event, only a mark in the queue (see
-     * {@link #flush()}).
-     */
-    private record Event(@Nullable MetricsEvent kind, Supplier<String> detail, boolean holdsRoom,
-                         @Nullable CountDownLatch flushed) {}
+    private record Event(MetricsEvent kind, Supplier<String> detail) {}
 
     private final @Nullable MetricsSink sink;
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when an event is queued or the reporter is shut down: the reporter waits on it. */
-    private final Condition queuedOrShutDown = lock.newCondition();
-    /** Signalled when delivered events give their room back: recording threads wait on it. */
-    private final Condition hasRoom = lock.newCondition();
-    /** Events recorded and not yet taken by the reporter, in order. */
-    @GuardedBy("lock")
-    private ArrayDeque<Event> queued = new ArrayDeque<>();
-    /** Events that hold room and are not yet delivered (queued, or in the batch the reporter is delivering). */
-    @GuardedBy("lock")
-    private int undelivered;
-    /** Whether {@link #shutdown()} was called. */
-    @GuardedBy("lock")
-    private boolean shutDown;
+    private final Handoff<Event> events = new Handoff<>(Integer.MAX_VALUE, 1, BACKLOG - 1);
     private final AtomicLong raised = new AtomicLong();
-    /** The run this reporter serves; set once, by {@link #attach}, before the run starts. */
-    private volatile @Nullable Lifecycle<?> lifecycle;
-    /** Set by the reporter thread alone when the sink threw a VirtualMachineError. */
-    private boolean broken;
 
     Reporter(@Nullable MetricsSink sink) {
         this.sink = sink;
-    }
-
-    /** Attaches the run's lifecycle: the reporter ends the run on a fatal sink error, and sees a cancellation. */
-    void attach(Lifecycle<?> lifecycle) {
-        this.lifecycle = lifecycle;
     }
 
     /** {@return whether there is a sink, and so a reporter thread} */
@@ -82,142 +51,81 @@ final class Reporter {
 
     /** An event from one of the run's threads: waits while the sink is {@value #BACKLOG} events behind. */
     void record(MetricsEvent kind, Supplier<String> detail) {
-        if (sink == null) {
-            return;
-        }
-        lock.lock();
-        try {
-            while (undelivered >= BACKLOG && !shutDown) {
-                try {
-                    hasRoom.await();
-                } catch (InterruptedException e) {
-                    Lifecycle<?> run = lifecycle;
-                    if (run != null && run.isCancelling()) {
-                        return; // the run is being cancelled and the sink is behind: this event is dropped
-                    }
-                    // a stray interrupt: the pool's threads decide by the run's phase (decision 0015)
-                }
-            }
-            enqueue(new Event(kind, detail, true, null));
-        } finally {
-            lock.unlock();
+        if (sink != null && events.awaitRoom()) { // given up: the run is being cancelled, and the event is dropped
+            events.offer(new Event(kind, detail));
         }
     }
 
     /** An event from any thread; never waits. */
     void recordNow(MetricsEvent kind, Supplier<String> detail) {
-        if (sink == null) {
-            return;
-        }
-        lock.lock();
-        try {
-            enqueue(new Event(kind, detail, false, null));
-        } finally {
-            lock.unlock();
+        if (sink != null) {
+            events.offer(new Event(kind, detail));
         }
     }
 
-    /** Queues {@code event} for the reporter; once shut down, drops it (nobody will deliver it). */
-    @GuardedBy("lock")
-    private void enqueue(Event event) {
-        if (shutDown) {
-            if (event.flushed() != null) {
-                event.flushed().countDown();
-            }
-            return;
-        }
-        queued.add(event);
-        if (event.holdsRoom()) {
-            undelivered++;
-        }
-        queuedOrShutDown.signal();
-    }
-
-    /** The reporter thread: delivers every event, in order, until {@link #shutdown()} and the backlog is empty. */
-    void deliver() {
-        ArrayDeque<Event> spare = new ArrayDeque<>();
-        for (ArrayDeque<Event> batch = take(spare); batch != null; batch = take(spare)) {
-            int holding = 0;
-            for (Event event : batch) {
-                holding += event.holdsRoom() ? 1 : 0;
-            }
-            try {
-                for (Event event : batch) {
-                    // The reporter's interrupts mean nothing (it ends only when shut down), and the
-                    // sink must not see one that its previous call left set.
-                    Thread.interrupted();
-                    send(event);
-                }
-            } finally {
-                giveBack(holding);
-                batch.clear();
-                spare = batch;
-            }
-        }
+    /** The run is being cancelled: a thread waiting for room gives up, and its event is dropped. Never blocks for long. */
+    void releaseWaiters() {
+        events.releaseWaiters();
     }
 
     /**
-     * Waits until events are queued, and takes them all, leaving {@code spare} (empty) in their
-     * place; {@return the batch, or {@code null} once shut down with nothing queued} The reporter
-     * ends only when the driver shuts it down: an interrupt only wakes it to look again.
+     * The reporter thread: delivers every event, in order, until {@link #shutdown()} and nothing is
+     * left; a {@link VirtualMachineError} from the sink goes to {@code onFatal} (the run crashes).
      */
-    private @Nullable ArrayDeque<Event> take(ArrayDeque<Event> spare) {
-        lock.lock();
-        try {
-            while (queued.isEmpty()) {
-                if (shutDown) {
-                    return null;
-                }
-                try {
-                    queuedOrShutDown.await();
-                } catch (InterruptedException e) {
-                    // woken: look again
-                }
-            }
-            ArrayDeque<Event> batch = queued;
-            queued = spare;
-            return batch;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Gives back the room of {@code delivered} events and wakes the threads waiting for it. */
-    private void giveBack(int delivered) {
-        if (delivered == 0) {
-            return;
-        }
-        lock.lock();
-        try {
-            undelivered -= delivered;
-            hasRoom.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void send(Event event) {
-        if (event.flushed() != null) {
-            event.flushed().countDown(); // every event before the mark has been delivered
-            return;
-        }
+    void deliver(Consumer<Throwable> onFatal) {
         MetricsSink target = sink;
-        MetricsEvent kind = event.kind();
-        if (target == null || kind == null || broken) {
-            return;
+        if (target != null) {
+            events.deliver(new ToTheSink(target, onFatal));
         }
-        String detail = Text.built(event.detail()); // user text: never the sink's failure, never a crash
-        try {
-            target.record(kind, detail);
-        } catch (VirtualMachineError e) {
-            raised.incrementAndGet();
-            broken = true; // the JVM may be in trouble; the run ends, and the sink is left alone
-            Lifecycle<?> run = lifecycle;
-            if (run != null) {
-                run.crashed(e);
+    }
+
+    /** Hands each batch to the sink, event by event; keeps nothing, answers at once. */
+    private final class ToTheSink implements Handoff.Receiver<Event> {
+        private final MetricsSink sink;
+        private final Consumer<Throwable> onFatal;
+        /** Set, on the reporter thread alone, once the sink threw a VirtualMachineError: it is not called again. */
+        private boolean broken;
+
+        ToTheSink(MetricsSink sink, Consumer<Throwable> onFatal) {
+            this.sink = sink;
+            this.onFatal = onFatal;
+        }
+
+        @Override
+        public CompletionStage<?> deliver(List<Event> batch) {
+            for (Event event : batch) {
+                if (broken) {
+                    break;
+                }
+                // The reporter's interrupts mean nothing (it ends only when shut down), and the
+                // sink must not see one that its previous call left set.
+                boolean _ = Thread.interrupted();
+                send(event);
             }
-        } catch (Throwable e) { // Exception, InterruptedException, Error: counted, and the run goes on (WP-8)
-            raised.incrementAndGet();
+            return CompletableFuture.completedStage(null);
+        }
+
+        private void send(Event event) {
+            String detail = Text.built(event.detail()); // user text: never the sink's failure, never a crash
+            try {
+                sink.record(event.kind(), detail);
+            } catch (VirtualMachineError e) {
+                raised.incrementAndGet();
+                broken = true; // the JVM may be in trouble; the run ends, and the sink is left alone
+                onFatal.accept(e);
+            } catch (Throwable e) { // Exception, InterruptedException, Error: counted, and the run goes on (WP-8)
+                raised.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void answered(List<Event> batch, @Nullable Throwable cause) {
+            // delivered: the sink has seen each event, or thrown
+        }
+
+        @Override
+        public void lost(List<Event> batch, Throwable cause) {
+            onFatal.accept(cause); // the reporter thread itself failed: a bug in drain, or the JVM's trouble
         }
     }
 
@@ -228,39 +136,14 @@ final class Reporter {
      * and keeps them; call it only once the reporter thread has been started.
      */
     void flush() {
-        if (sink == null) {
-            return;
-        }
-        CountDownLatch delivered = new CountDownLatch(1);
-        lock.lock();
-        try {
-            enqueue(new Event(null, () -> "", false, delivered));
-        } finally {
-            lock.unlock();
-        }
-        boolean interrupted = false;
-        while (delivered.getCount() > 0) {
-            try {
-                delivered.await();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        if (sink != null) {
+            events.awaitAnswered();
         }
     }
 
-    /** No more events: the reporter delivers what is queued, then finishes. */
+    /** No more events: the reporter delivers what is queued, then finishes; later events are dropped. */
     void shutdown() {
-        lock.lock();
-        try {
-            shutDown = true;
-            queuedOrShutDown.signal();
-            hasRoom.signalAll(); // a recording thread waiting for room drops its event
-        } finally {
-            lock.unlock();
-        }
+        events.close();
     }
 
     /** {@return how many calls to the sink threw} */

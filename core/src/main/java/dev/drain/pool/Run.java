@@ -87,10 +87,10 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         boundary = opened;
         try {
             if (reporter.hasSink()) {
-                opened.fork("metrics", reporter::deliver);
+                opened.fork("metrics", () -> reporter.deliver(lifecycle::crashed));
             }
             if (settling.hasSettler()) {
-                opened.fork("settler", settling::deliver);
+                opened.fork("settler", () -> settling.deliver(lifecycle::settlementFailed, lifecycle::crashed));
             }
             opened.fork("watchdog", () -> watchdog.watch(opened::isClosedUnderIt, () -> scopeClosedUnderTheRun(opened),
                     lifecycle::crashed));
@@ -133,7 +133,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     @Override
     public void cancelAttempts() {
         watchdog.wake();
-        settling.cancelled(); // a worker waiting for the store's room settles at once
+        settling.releaseWaiters(); // a worker waiting for the store's room goes on at once
+        reporter.releaseWaiters(); // a thread waiting for the sink's room drops its event
     }
 
     @Override
@@ -232,7 +233,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                         return null;
                     }
                     case Source.Pull.Item<T> pulled -> {
-                        PoolEvents.lead(config.name(), ledger.pulled(), config.queueSize() + (long) config.workers() + 1L);
+                        long lead = ledger.pulled();
+                        PoolEvents.lead(config.name(), lead, config.leadBound());
                         T item = pulled.value();
                         // Accepted before the put, so that no worker's event for it can come first (WP-8).
                         ledger.accepted();
@@ -299,24 +301,24 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         return null;
     }
 
-    /** Attempts {@code item} until it succeeds, fails permanently, or the run is cancelled; settles it once. */
+    /** Attempts {@code item} until it succeeds, fails permanently, or the run is cancelled; records its fate once. */
     private void handle(T item, int worker) {
         InHand held = new InHand(item);
         try {
-            for (int attempt = 1; !held.isSettled(); attempt++) {
+            for (int attempt = 1; !held.isDecided(); attempt++) {
                 ItemContext<T> context = new ItemContext<>(item, attempt, worker);
                 switch (supervisor.attempt(context, () -> held.stuck(context))) {
                     case Supervisor.Attempted.Succeeded<R> s -> {
                         held.succeeded();
                         deliver(s.value());
                     }
-                    case Supervisor.Attempted.Stuck<R> s -> { } // settled by the watchdog when it found it stuck
+                    case Supervisor.Attempted.Stuck<R> s -> { } // decided by the watchdog when it found it stuck
                     case Supervisor.Attempted.Cancelled<R> c -> held.cancelled();
                     case Supervisor.Attempted.Failed<R> f -> retryOrFail(held, context, f.cause());
                 }
             }
         } finally {
-            if (!held.isSettled()) {
+            if (!held.isDecided()) {
                 held.cancelled(); // this thread is failing mid-item: the crash is reported by its caller
             }
         }
@@ -361,9 +363,6 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
     private void discard(List<T> items) {
         ledger.discarded(items);
-        for (T item : items) {
-            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + Text.of(item));
-        }
     }
 
     /** What the watchdog records: never waits, never builds text on the watchdog. */
@@ -384,61 +383,63 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     }
 
     /**
-     * One item in a worker's hands: settled exactly once, in the ledger, by one of these. The
-     * worker settles it, except for a stuck attempt, which the watchdog settles while the attempt
-     * still runs; the watch's lock orders that write before the worker's next read.
+     * One item in a worker's hands: its fate is decided exactly once, by one of these, which
+     * records it in the ledger (which never waits). The worker decides it, except for a stuck
+     * attempt, which the watchdog decides while the attempt still runs; the watch's lock orders
+     * that write before the worker's next read. A slow store holds the worker (WP-22), at the one
+     * point where that changes nothing else: before a success is recorded (the item stays in the
+     * worker's hands, one of WP-1's {@code workers}), and after a failure is recorded and has
+     * stopped the intake.
      */
     private final class InHand {
         final T item;
         /** Written by the worker, or by the watchdog under the item's watch's lock; read by the worker. */
-        private volatile boolean settled;
+        private volatile boolean decided;
 
         InHand(T item) {
             this.item = item;
         }
 
-        boolean isSettled() {
-            return settled;
+        boolean isDecided() {
+            return decided;
         }
 
+        /** Waits for the store's room, then records the success. */
         void succeeded() {
-            settle();
+            settling.awaitRoom();
+            decide();
             ledger.succeeded(item);
         }
 
         void cancelled() {
-            settle();
+            decide();
             ledger.cancelled(item);
-            reporter.record(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + Text.of(item));
         }
 
+        /** Records the failure and stops the intake, then waits for the store's room. */
         void failed(int attempts, Throwable cause) {
-            settle();
-            ledger.failed(new ItemFailure<>(item, attempts, cause), true);
+            decide();
+            ledger.failed(new ItemFailure<>(item, attempts, cause));
             lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains
-            reporter.record(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(item) + " attempts=" + attempts
-                    + " cause=" + Text.of(cause));
+            settling.awaitRoom();
         }
 
         /**
          * On the watchdog: the attempt outlived every round and still runs, so the item fails now
-         * (WP-4), then the event. Builds no text: the cause's message is built when it is read.
+         * (WP-4). Builds no text: the cause's message is built when it is read.
          */
         void stuck(ItemContext<T> context) {
-            settle();
+            decide();
             StuckAttempt cause = new StuckAttempt(context, Watchdog.INTERRUPT_ROUNDS, config.itemTimeout());
-            ledger.failed(new ItemFailure<>(item, context.attempt(), cause), false);
+            ledger.stuck(new ItemFailure<>(item, context.attempt(), cause), cause);
             lifecycle.itemFailed();
-            reporter.recordNow(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(item) + " attempts="
-                    + context.attempt() + " cause=" + Text.of(cause));
-            reporter.recordNow(MetricsEvent.ATTEMPT_STUCK, cause::getMessage);
         }
 
-        private void settle() {
-            if (settled) {
-                throw new IllegalStateException("unreachable: an item settled twice");
+        private void decide() {
+            if (decided) {
+                throw new IllegalStateException("unreachable: an item's fate decided twice");
             }
-            settled = true;
+            decided = true;
         }
     }
 }

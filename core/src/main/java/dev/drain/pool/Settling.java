@@ -1,93 +1,78 @@
 package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The pool's side of the {@link Settler}: every fate the {@link Ledger} records becomes one
- * {@link Settlement}, offered here, and the run's {@code settler} thread hands them to the
- * settler in batches (WP-22, decision 0039). The settler is user code, so, like the metrics sink,
- * it runs on a thread of its own; unlike the sink's, its failures are kept: the settlements of a
- * batch that threw are <em>unsettled</em>, and the outcome names them.
+ * The pool's side of the {@link Settler}: every fate the {@link Ledger} records is offered here as
+ * one {@link Settlement}, and the run's {@code settler} thread submits them to the settler in
+ * batches (WP-22, decision 0039). The settler is user code, so, like the metrics sink, it runs on a
+ * thread of its own; unlike the sink's, its failures are kept: the settlements of a batch it did
+ * not take are <em>unsettled</em>, and the outcome names them. A {@link Handoff} carries them.
  *
  * <ul>
- *   <li>{@link #offer} with {@code mayWait} (a worker settling its item) waits while
- *       {@code backlog} settlements are outstanding, unless the run is being cancelled: a slow
- *       store slows the pool instead of filling the heap. Every other offer (the watchdog's, an
- *       abort's, the driver's) never waits; there are at most {@code queueSize + workers + 1}
- *       of those. No offer is ever dropped.</li>
- *   <li>The settler thread takes at most {@code batchSize} settlements at a time, in the order they
- *       were offered, and calls the settler outside the lock.</li>
- *   <li>A call that throws leaves its batch unsettled and stops the run's intake (as an item's
- *       permanent failure does); later batches are still offered. A {@link VirtualMachineError}
- *       also crashes the run, and every later settlement is unsettled without a call.</li>
+ *   <li>{@link #offer} never waits, so recording a fate never waits for the store. A worker waits
+ *       for room ({@link #awaitRoom}) at its own chosen points (before it records a success,
+ *       after it records a failure) while {@code (BACKLOG_BATCHES + batchesInFlight − 1) ×
+ *       batchSize} settlements are unacknowledged, unless the run is being cancelled: a slow store
+ *       slows the pool instead of filling the heap. No offer is ever dropped.</li>
+ *   <li>The settler thread submits at most {@code batchSize} settlements at a time, in the order
+ *       they were offered, and keeps at most the settler's {@link Settler#batchesInFlight()}
+ *       batches unacknowledged.</li>
+ *   <li>A batch the store did not take is unsettled, and the settler thread tells the run through
+ *       what {@link #deliver}'s caller passed: the run stops pulling (as at an item's permanent
+ *       failure), and later batches are still submitted. A {@link VirtualMachineError} crashes
+ *       the run instead, and every later settlement is unsettled without a call.</li>
  *   <li>{@link #finish} (the driver, after the seal: no fate can be recorded any more) waits until
- *       every settlement has been offered to the settler and every call has returned.</li>
+ *       every settlement has been answered.</li>
  * </ul>
  * Without a settler every method returns at once, nothing is kept, and there is no settler thread.
  *
  * @param <T> the item type
  */
 final class Settling<T> {
-    /** The backlog, in batches: how far the workers may be ahead of the store. */
+    /** The backlog, in batches, with one batch in flight: how far the workers may be ahead of the store. */
     static final int BACKLOG_BATCHES = 4;
 
     /** A run without a settler. */
     static <T> Settling<T> none() {
-        return new Settling<>(null, 1, new Reporter(null));
+        return new Settling<>(null, 1, 1, new Reporter(null));
     }
 
     private final @Nullable Settler<T> settler;
-    private final int batchSize;
-    private final int backlog;
+    /** Where a failed batch is reported ({@code settlement.failed}), from the settler thread. */
     private final Reporter reporter;
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when a settlement is offered or the settling finishes: the settler thread waits on it. */
-    private final Condition queuedOrFinished = lock.newCondition();
-    /**
-     * Signalled when a batch has been settled (or left unsettled), and when the run starts being
-     * cancelled: workers wait on it for room, the driver for the last batch. Both wait for
-     * different things, so it is signalled to all.
-     */
-    private final Condition settledOrCancelled = lock.newCondition();
-    /** Offered and not yet taken by the settler thread, in order. */
-    @GuardedBy("lock")
-    private final ArrayDeque<Settlement<T>> queued = new ArrayDeque<>();
-    /** Offered and not yet settled or left unsettled: queued, or in the batch the settler is settling. */
-    @GuardedBy("lock")
-    private int outstanding;
-    /** Set by {@link #finish}: nothing more will be offered, and the settler thread ends once it has settled what is queued. */
-    @GuardedBy("lock")
-    private boolean finished;
+    private final Handoff<Settlement<T>> settlements;
     /** The settlements that the store did not acknowledge, in the order they were offered. */
-    @GuardedBy("lock")
+    @GuardedBy("this")
     private final List<Settlement<T>> unsettled = new ArrayList<>();
+    /** The same settlements, by identity: a batch a failing settler thread had begun to keep is kept once. */
+    @GuardedBy("this")
+    private final Set<Settlement<T>> kept = Collections.newSetFromMap(new IdentityHashMap<>());
     /** What the first failing call threw; later causes are suppressed in it. */
-    @GuardedBy("lock")
+    @GuardedBy("this")
     private @Nullable Throwable failure;
-    /** Set when the settler thread could not go on ({@link #ended}): offers are unsettled at once, and nobody waits. */
-    @GuardedBy("lock")
-    private boolean dead;
-    /** The run this settling serves; set once, by {@link #attach}, before the run starts. */
-    private volatile @Nullable Lifecycle<?> lifecycle;
-    /** Set by the settler thread alone when the settler threw a VirtualMachineError. */
-    private boolean broken;
 
-    Settling(@Nullable Settler<T> settler, int batchSize, Reporter reporter) {
+    /**
+     * @param settler the store's settler, or {@code null} for none
+     * @param batchSize the most settlements per call
+     * @param batchesInFlight the most batches submitted and not yet acknowledged (the settler's own)
+     * @param reporter where a failed batch is reported
+     */
+    Settling(@Nullable Settler<T> settler, int batchSize, int batchesInFlight, Reporter reporter) {
         this.settler = settler;
-        this.batchSize = batchSize;
-        this.backlog = Math.multiplyExact(batchSize, BACKLOG_BATCHES);
         this.reporter = reporter;
-    }
-
-    /** Attaches the run's lifecycle: a failing settler stops or crashes it, and its cancellation frees waiting workers. */
-    void attach(Lifecycle<?> lifecycle) {
-        this.lifecycle = lifecycle;
+        int backlog = Math.multiplyExact(batchSize, BACKLOG_BATCHES + batchesInFlight - 1);
+        this.settlements = new Handoff<>(batchSize, batchesInFlight, backlog - 1);
     }
 
     /** {@return whether there is a settler, and so a settler thread} */
@@ -96,234 +81,165 @@ final class Settling<T> {
     }
 
     /**
-     * Offers one fate; with {@code mayWait}, waits while {@code backlog} settlements are
-     * outstanding and the run is not being cancelled. An interrupt only wakes the wait to look at
-     * the run's phase (decision 0015); the settlement is never dropped.
+     * Offers one fate; never waits. Call in the order the fates are recorded (the ledger calls it
+     * under its own lock). Once the settling has finished or its thread has failed, the settlement
+     * is unsettled at once: kept, not lost.
      */
-    void offer(Settlement<T> settlement, boolean mayWait) {
-        if (settler == null) {
-            return;
-        }
-        lock.lock();
-        try {
-            while (mayWait && outstanding >= backlog && !finished && !isCancelling()) {
-                try {
-                    settledOrCancelled.await();
-                } catch (InterruptedException e) {
-                    // woken: look at the run's phase again
-                }
-            }
-            if (dead) { // the settler thread could not go on: nothing more is settled
-                unsettled.add(settlement);
-                return;
-            }
-            if (finished) { // unreachable: every fate is recorded before the seal; kept, not lost
-                unsettled.add(settlement);
-                failure = Lifecycle.keepFirst(failure, new IllegalStateException(
-                        "unreachable: a settlement offered after the run was sealed"));
-                return;
-            }
-            queued.add(settlement);
-            outstanding++;
-            queuedOrFinished.signal();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private boolean isCancelling() {
-        Lifecycle<?> run = lifecycle;
-        return run != null && run.isCancelling();
-    }
-
-    /** The run is being cancelled: workers waiting for room offer at once. Never blocks for long (the lifecycle's lock may be held). */
-    void cancelled() {
-        lock.lock();
-        try {
-            settledOrCancelled.signalAll();
-        } finally {
-            lock.unlock();
+    void offer(Settlement<T> settlement) {
+        if (settler != null && !settlements.offer(settlement)) {
+            keep(List.of(settlement), new IllegalStateException(
+                    "unreachable: a settlement offered after the run was sealed, or after the settler thread failed"));
         }
     }
 
     /**
-     * The settler thread: settles every offered settlement, in order, until {@link #finish} and
-     * nothing is queued. Catches everything: if this thread cannot go on (a bug in drain, the JVM
-     * out of memory), the run crashes, everything not settled is unsettled, and nobody waits for it.
+     * BLOCKS-UNTIL: fewer settlements than the backlog are unacknowledged, or the run is being
+     * cancelled ({@link #releaseWaiters}), or the settling has finished. Interrupts only wake it to
+     * look again.
      */
-    void deliver() {
-        @Nullable List<Settlement<T>> batch = null;
-        try {
-            for (batch = take(); batch != null; batch = take()) {
-                Throwable thrown = broken ? null : settle(batch);
-                if (thrown != null) {
-                    failed(batch.size(), thrown); // before the driver, waiting for this batch, can decide
-                }
-                account(batch, thrown);
-            }
-        } catch (Throwable e) {
-            ended(batch, e);
+    void awaitRoom() {
+        if (settler != null) {
+            boolean _ = settlements.awaitRoom();
         }
     }
 
-    /** Books the answer for {@code batch}: settled, or unsettled if the call threw (or was never made). */
-    private void account(List<Settlement<T>> batch, @Nullable Throwable thrown) {
-        lock.lock();
-        try {
-            if (broken || thrown != null) {
-                unsettled.addAll(batch);
-                if (thrown != null) {
-                    failure = Lifecycle.keepFirst(failure, thrown);
-                }
-            }
-            outstanding -= batch.size();
-            settledOrCancelled.signalAll();
-        } finally {
-            lock.unlock();
-        }
+    /** The run is being cancelled: workers waiting for room go on at once. Never blocks for long. */
+    void releaseWaiters() {
+        settlements.releaseWaiters();
     }
 
-    /** The settler thread cannot go on: the run crashes, and what it had not settled is unsettled. */
-    private void ended(@Nullable List<Settlement<T>> batch, Throwable cause) {
-        Lifecycle<?> run = lifecycle;
-        if (run != null) {
-            run.crashed(cause);
-        }
-        lock.lock();
-        try {
-            dead = true;
-            if (batch != null) {
-                for (Settlement<T> s : batch) {
-                    if (!unsettled.contains(s)) {
-                        unsettled.add(s);
-                    }
-                }
-            }
-            unsettled.addAll(queued);
-            queued.clear();
-            outstanding = 0;
-            failure = Lifecycle.keepFirst(failure, cause);
-            settledOrCancelled.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Calls the settler once; {@return what it threw, or {@code null} if it settled the batch} */
-    private @Nullable Throwable settle(List<Settlement<T>> batch) {
+    /**
+     * The settler thread: submits every offered settlement, in order, until {@link #finish} and
+     * nothing is left unanswered. A batch the store did not take runs {@code onFailed} (the run
+     * stops pulling); a {@link VirtualMachineError}, from the settler or from this thread itself,
+     * goes to {@code onFatal} (the run crashes).
+     */
+    void deliver(Runnable onFailed, Consumer<Throwable> onFatal) {
         Settler<T> target = settler;
-        if (target == null) {
-            return null;
-        }
-        // The pool never interrupts this thread for the settler: it must not see an interrupt
-        // that the JDK's close of a forgotten scope left set (WP-20 ends such a run anyway).
-        boolean _ = Thread.interrupted();
-        try {
-            target.settle(List.copyOf(batch));
-            return null;
-        } catch (VirtualMachineError e) {
-            broken = true; // the JVM may be in trouble: the settler is not called again
-            return e;
-        } catch (Throwable e) { // Exception, InterruptedException, Error: the batch is unsettled
-            return e;
+        if (target != null) {
+            settlements.deliver(new ToTheStore(target, onFailed, onFatal));
         }
     }
 
-    /** A batch was not settled: the run stops pulling, or crashes on a {@link VirtualMachineError}; reported. */
-    private void failed(int size, Throwable cause) {
-        Lifecycle<?> run = lifecycle;
-        if (run != null) {
-            if (cause instanceof VirtualMachineError) {
-                run.crashed(cause);
+    /** Submits each batch to the store, and keeps what it did not take. */
+    private final class ToTheStore implements Handoff.Receiver<Settlement<T>> {
+        private final Settler<T> store;
+        private final Runnable onFailed;
+        private final Consumer<Throwable> onFatal;
+        /** Set, on the settler thread alone, once the store threw a VirtualMachineError: it is not called again. */
+        private boolean broken;
+
+        ToTheStore(Settler<T> store, Runnable onFailed, Consumer<Throwable> onFatal) {
+            this.store = store;
+            this.onFailed = onFailed;
+            this.onFatal = onFatal;
+        }
+
+        @Override
+        public CompletionStage<?> deliver(List<Settlement<T>> batch) {
+            if (broken) {
+                return CompletableFuture.failedStage(new NotSubmitted());
+            }
+            // The settler's own stage is user code: its answer is copied into one of ours, so that
+            // nothing it does (complete twice, throw from whenComplete) reaches the hand-off.
+            CompletableFuture<@Nullable Void> answer = new CompletableFuture<>();
+            try {
+                CompletionStage<?> stage = Objects.requireNonNull(store.submit(List.copyOf(batch)),
+                        "the settler's submit returned null instead of a stage");
+                stage.whenComplete((ignore, cause) -> {
+                    if (cause == null) {
+                        answer.complete(null);
+                    } else {
+                        answer.completeExceptionally(cause);
+                    }
+                });
+            } catch (Throwable e) { // Exception, InterruptedException, Error: the batch is unsettled
+                answer.completeExceptionally(e);
+            }
+            return answer;
+        }
+
+        @Override
+        public void answered(List<Settlement<T>> batch, @Nullable Throwable cause) {
+            if (cause == null) {
+                return; // acknowledged
+            }
+            Throwable thrown = unwrap(cause);
+            if (thrown instanceof NotSubmitted) {
+                keep(batch, null); // the store broke earlier: its cause is kept already
+                return;
+            }
+            keep(batch, thrown); // before the driver, waiting for this batch, can decide
+            if (thrown instanceof VirtualMachineError) {
+                broken = true; // the JVM may be in trouble: the settler is not called again
+                onFatal.accept(thrown);
             } else {
-                run.settlementFailed();
+                onFailed.run();
             }
+            reporter.recordNow(MetricsEvent.SETTLEMENT_FAILED, () -> "batch=" + batch.size() + " cause=" + Text.of(thrown));
         }
-        reporter.recordNow(MetricsEvent.SETTLEMENT_FAILED, () -> "batch=" + size + " cause=" + Text.of(cause));
+
+        @Override
+        public void lost(List<Settlement<T>> batch, Throwable cause) {
+            onFatal.accept(cause); // the settler thread itself failed: a bug in drain, or the JVM's trouble
+            keep(batch, cause);
+        }
     }
 
-    /**
-     * Waits until settlements are queued, and takes at most {@code batchSize} of them; {@return the
-     * batch, or {@code null} once finished with nothing queued} An interrupt only wakes it to look
-     * again: the settler thread ends only when the settling has finished.
-     */
-    private @Nullable List<Settlement<T>> take() {
-        lock.lock();
-        try {
-            while (queued.isEmpty()) {
-                if (finished) {
-                    return null;
-                }
-                try {
-                    queuedOrFinished.await();
-                } catch (InterruptedException e) {
-                    // woken: look again
-                }
+    /** A batch not submitted, because the store broke on an earlier one. */
+    private static final class NotSubmitted extends Exception {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+
+        NotSubmitted() {
+            super("not submitted: the settler threw a VirtualMachineError on an earlier batch", null, false, false);
+        }
+    }
+
+    /** What a stage failed with: the cause inside a {@link java.util.concurrent.CompletionException}, if it is one. */
+    private static Throwable unwrap(Throwable cause) {
+        return cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null
+                ? cause.getCause() : cause;
+    }
+
+    /** Keeps {@code batch} as unsettled, and {@code cause} (if any) as the first failure or suppressed in it. */
+    private synchronized void keep(List<Settlement<T>> batch, @Nullable Throwable cause) {
+        for (Settlement<T> settlement : batch) {
+            if (kept.add(settlement)) {
+                unsettled.add(settlement);
             }
-            List<Settlement<T>> batch = new ArrayList<>(Math.min(batchSize, queued.size()));
-            while (batch.size() < batchSize && !queued.isEmpty()) {
-                batch.add(queued.poll());
-            }
-            return batch;
-        } finally {
-            lock.unlock();
+        }
+        if (cause != null) {
+            failure = Lifecycle.keepFirst(failure, cause);
         }
     }
 
     /**
      * Nothing more will be offered (the run is sealed): waits until every settlement has been
-     * offered to the settler and its call has returned. With {@code settlerStarted} false (the
-     * run could not start its threads), what is queued is unsettled at once. The wait ignores
-     * interrupts and keeps them.
+     * answered. With {@code settlerStarted} false (the run could not start its threads), what is
+     * queued is unsettled at once. The wait ignores interrupts and keeps them.
      */
     void finish(boolean settlerStarted) {
         if (settler == null) {
             return;
         }
-        boolean interrupted = false;
-        lock.lock();
-        try {
-            finished = true;
-            queuedOrFinished.signal();
-            if (!settlerStarted && !queued.isEmpty()) {
-                failure = Lifecycle.keepFirst(failure, new IllegalStateException(
-                        "the run could not start its threads, so the settler was never called"));
-                unsettled.addAll(queued);
-                outstanding -= queued.size();
-                queued.clear();
+        settlements.close();
+        if (!settlerStarted) {
+            List<Settlement<T>> never = settlements.takeQueued();
+            if (!never.isEmpty()) {
+                keep(never, new IllegalStateException("the run could not start its threads, so the settler was never called"));
             }
-            while (outstanding > 0) {
-                try {
-                    settledOrCancelled.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            lock.unlock();
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        settlements.awaitAnswered();
     }
 
     /** {@return the settlements the store did not acknowledge, in the order they were offered} */
-    List<Settlement<T>> unsettled() {
-        lock.lock();
-        try {
-            return List.copyOf(unsettled);
-        } finally {
-            lock.unlock();
-        }
+    synchronized List<Settlement<T>> unsettled() {
+        return List.copyOf(unsettled);
     }
 
     /** {@return what the first failing call threw, if any call failed} */
-    @Nullable Throwable failure() {
-        lock.lock();
-        try {
-            return failure;
-        } finally {
-            lock.unlock();
-        }
+    synchronized @Nullable Throwable failure() {
+        return failure;
     }
 }

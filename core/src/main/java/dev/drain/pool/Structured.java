@@ -120,13 +120,11 @@ final class Structured {
      */
     static final class Boundary implements AutoCloseable {
 
-        /** The class and method on an owner's stack while the JDK closes one of its scopes by force. */
-        private static final String FORCED_CLOSE_CLASS = "jdk.internal.misc.ThreadFlock$ThreadContainerImpl";
-        private static final String FORCED_CLOSE_METHOD = "tryClose";
-
         /** Every owner's open boundaries whose runs have not ended, in the order they were opened. */
         @GuardedBy("OPEN")
         private static final Map<Thread, List<Boundary>> OPEN = new HashMap<>();
+        /** Counts the boundaries opened, to order them. */
+        private static final java.util.concurrent.atomic.AtomicLong OPENINGS = new java.util.concurrent.atomic.AtomicLong();
 
         /** The scope, through the three calls the owner makes; holds it so no field names its type. */
         private interface Scope {
@@ -139,6 +137,10 @@ final class Structured {
 
         private final Scope scope;
         private final Thread owner = Thread.currentThread();
+        /** When this boundary was opened, in the order of every boundary's opening: a newer one has a larger number. */
+        private final long opened = OPENINGS.incrementAndGet();
+        /** The owner's stack as it opened the scope, to tell later whether a forced close is this scope's. */
+        private final ForcedClose forcedClose = ForcedClose.capture();
         /** What ends the run when the JDK is about to close its scope under it; any thread. */
         private final Runnable endRun;
         /** The thread factory's role for the next fork; owner-confined (fork calls the factory on the owner). */
@@ -211,9 +213,11 @@ final class Structured {
         /**
          * {@return whether the JDK is closing this scope under its run} That is: this is the newest
          * of its owner's open runs, and the owner has ended (it cannot close anything any more),
-         * or is parked in the JDK's forced close of its scopes, which closes the newest first.
-         * Any thread; reads the owner's state, and its stack only when it is parked with no blocker
-         * (a consumer waiting for a result is parked on a queue's condition).
+         * or is parked in the JDK's forced close of its scopes, which closes the newest first, and
+         * that close reaches this scope ({@link ForcedClose}: not a scope opened later and left
+         * open, whose forced close leaves the run alone). Any thread; reads the owner's state, and
+         * its stack only when it is parked with no blocker (a consumer waiting for a result is
+         * parked on a queue's condition).
          */
         boolean isClosedUnderIt() {
             synchronized (OPEN) {
@@ -229,12 +233,7 @@ final class Structured {
             if (state != Thread.State.WAITING || LockSupport.getBlocker(owner) != null) {
                 return false;
             }
-            for (StackTraceElement frame : owner.getStackTrace()) {
-                if (frame.getClassName().equals(FORCED_CLOSE_CLASS) && frame.getMethodName().equals(FORCED_CLOSE_METHOD)) {
-                    return true;
-                }
-            }
-            return false;
+            return forcedClose.reachesTheRun(owner.getStackTrace()); // a forced close, and one that reaches this run?
         }
 
         /**
@@ -243,11 +242,13 @@ final class Structured {
          * Call on the owner, before {@link #close()}.
          */
         void endNewerRuns() {
-            List<Boundary> newer;
+            List<Boundary> newer = new ArrayList<>();
             synchronized (OPEN) {
-                List<Boundary> open = OPEN.getOrDefault(owner, List.of());
-                int at = open.indexOf(this);
-                newer = at < 0 ? List.of() : new ArrayList<>(open.subList(at + 1, open.size()));
+                for (Boundary open : OPEN.getOrDefault(owner, List.of())) {
+                    if (open.opened > opened) { // this run may have ended already: its scope is still open
+                        newer.add(open);
+                    }
+                }
             }
             for (int i = newer.size() - 1; i >= 0; i--) {
                 newer.get(i).endRun.run();

@@ -86,12 +86,16 @@ final class Watchdog {
     private volatile @Nullable Thread thread;
 
     /**
-     * A watchdog for {@code workers} workers, each attempt given {@code timeoutNanos} (capped at
-     * {@link PoolConfig#LONGEST_NANOS}, so that a deadline does not overflow); {@code cancelling}
-     * says whether the run is being cancelled.
+     * A watchdog for {@code workers} workers, each attempt given {@code timeoutNanos} (at most
+     * {@link PoolConfig#LONGEST_NANOS}, so that a deadline does not overflow:
+     * {@link PoolConfig#itemTimeoutNanos()} caps it); {@code cancelling} says whether the run is
+     * being cancelled.
      */
     Watchdog(int workers, long timeoutNanos, BooleanSupplier cancelling, Reports reports) {
-        this.timeout = Math.min(timeoutNanos, PoolConfig.LONGEST_NANOS);
+        if (timeoutNanos <= 0 || timeoutNanos > PoolConfig.LONGEST_NANOS) {
+            throw new IllegalArgumentException("unreachable: a timeout of " + timeoutNanos + " ns (PoolConfig caps it)");
+        }
+        this.timeout = timeoutNanos;
         this.cancelling = cancelling;
         this.reports = reports;
         this.watches = new Watch[workers];
@@ -192,6 +196,9 @@ final class Watchdog {
         /** Interrupts sent to the armed attempt. */
         @GuardedBy("this")
         private int round;
+        /** Whether the run's cancellation has reached the armed attempt after it had timed out. */
+        @GuardedBy("this")
+        private boolean cancelSeen;
         /** RUNNING: the deadline; TIMED_OUT and CANCELLED: when the next round (or STUCK) is due. */
         @GuardedBy("this")
         private long due;
@@ -217,6 +224,7 @@ final class Watchdog {
             this.began = false;
             this.ended = false;
             this.round = 0;
+            this.cancelSeen = false;
             this.due = System.nanoTime() + timeout;
             this.attempt = null;
             this.context = context;
@@ -294,6 +302,15 @@ final class Watchdog {
             }
             if (!began || (state != State.TIMED_OUT && state != State.CANCELLED)) {
                 return NOTHING; // it never ran the handler, or it is stuck: nothing more to send
+            }
+            if (cancelling && state == State.TIMED_OUT && !cancelSeen) {
+                // The run is being cancelled while a timed-out attempt still runs: its next round
+                // comes now, not when its timeout's round would have (WP-12, WP-13).
+                cancelSeen = true;
+                if (round < INTERRUPT_ROUNDS) {
+                    watchdog.reports.escalated(item, label, round + 1);
+                    return interrupt(running, now, watchdog);
+                }
             }
             if (now - due < 0) {
                 return due - now;

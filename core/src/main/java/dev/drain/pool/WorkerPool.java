@@ -117,11 +117,9 @@ public final class WorkerPool<T, R> {
     private WorkerPool(PoolConfig<T, R> config) {
         this.config = config;
         this.reporter = new Reporter(config.metrics());
-        this.settling = new Settling<>(config.settler(), config.settleBatch(), reporter);
-        this.ledger = new Ledger<>(settling);
+        this.settling = new Settling<>(config.settler(), config.settleBatch(), config.batchesInFlight(), reporter);
+        this.ledger = new Ledger<>(settling, reporter);
         this.lifecycle = new Lifecycle<>(config.name(), ledger, reporter);
-        this.reporter.attach(lifecycle);
-        this.settling.attach(lifecycle);
     }
 
     /**
@@ -270,8 +268,11 @@ public final class WorkerPool<T, R> {
         /** How many settlements a {@link Settler} is given at most per call, unless {@link #settleBatch} says otherwise. */
         public static final int DEFAULT_SETTLE_BATCH = 64;
 
-        /** The largest {@link #settleBatch}: the workers may be {@code 4 ×} this many settlements ahead of the store. */
+        /** The largest {@link #settleBatch}. */
         public static final int MAX_SETTLE_BATCH = 10_000;
+
+        /** The most batches a {@link Settler} may keep waiting for their acknowledgement ({@link Settler#batchesInFlight()}). */
+        public static final int MAX_BATCHES_IN_FLIGHT = 1_000;
 
         private final @Nullable Handler<? super T, ? extends R> handler;
         private int workers = 4;
@@ -389,8 +390,9 @@ public final class WorkerPool<T, R> {
 
         /**
          * Sets how many settlements the settler is given at most per call; the workers wait while
-         * {@code 4 × settleBatch} settlements are not yet settled (a slow store slows the pool).
-         * Needs a {@link #settler}.
+         * {@code (3 + batchesInFlight) × settleBatch} settlements are not yet settled (a
+         * slow store slows the pool), where {@code batchesInFlight} is the settler's
+         * {@link Settler#batchesInFlight()}, 1 unless it says otherwise. Needs a {@link #settler}.
          *
          * @param settleBatch between 1 and {@value #MAX_SETTLE_BATCH}; {@value #DEFAULT_SETTLE_BATCH} by default
          * @return this builder
@@ -463,6 +465,18 @@ public final class WorkerPool<T, R> {
                 problems.add("settleBatch is " + settleBatch + " but there is no settler: set one with settler(...),"
                         + " or leave settleBatch alone");
             }
+            int inFlight = 1;
+            if (settler != null) {
+                try {
+                    inFlight = settler.batchesInFlight();
+                } catch (RuntimeException | Error e) {
+                    problems.add("the settler's batchesInFlight() threw " + Text.of(e));
+                }
+                if (inFlight < 1 || inFlight > MAX_BATCHES_IN_FLIGHT) {
+                    problems.add("the settler's batchesInFlight() must be between 1 and " + MAX_BATCHES_IN_FLIGHT
+                            + ", was " + inFlight);
+                }
+            }
             String poolName = name == null ? "drain-pool-" + POOLS.incrementAndGet() : name;
             if (poolName.isBlank()) {
                 problems.add("name must not be blank");
@@ -473,7 +487,7 @@ public final class WorkerPool<T, R> {
             requirePreview();
             return new WorkerPool<>(new PoolConfig<>(poolName, handler, workers, queueSize, timeout,
                     List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName), settler,
-                    settleBatch));
+                    settleBatch, inFlight));
         }
     }
 }

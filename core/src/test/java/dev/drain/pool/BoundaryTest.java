@@ -64,6 +64,24 @@ class BoundaryTest {
         }).value();
     }
 
+    /** WP-20: closing the scope of an older run that has already ended still ends the newer runs first. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void closingAnEndedOlderRunsScopeEndsTheNewerOnes(ThreadKind kind) {
+        spawn.use(kind).run("owner", () -> {
+            Structured.Boundary first = open("first");
+            Structured.Boundary second = open("second");
+            first.runEnded(); // its run ended by itself; its scope is still open, below the second's
+            first.endNewerRuns();
+            assertThat(ended).containsExactly("second");
+            second.runEnded();
+            for (Structured.Boundary boundary : List.of(second, first)) {
+                boundary.awaitAll();
+                boundary.close();
+            }
+        }).value();
+    }
+
     /**
      * WP-20: once its owner has ended, the owner's newest open run is being closed under it, and
      * an older one is not; one whose run has ended is not either, and an older run's end leaves
@@ -150,6 +168,114 @@ class BoundaryTest {
             monitor.notifyAll();
         }
         run.owner().value();
+    }
+
+    /** {@return whether {@code thread} is parked in the JDK's forced close of one of its scopes} */
+    private static boolean inForcedClose(Thread thread) {
+        return thread.getState() == Thread.State.WAITING && java.util.Arrays.stream(thread.getStackTrace()).anyMatch(frame ->
+                frame.getClassName().equals("jdk.internal.misc.ThreadFlock$ThreadContainerImpl")
+                        && frame.getMethodName().equals("tryClose"));
+    }
+
+    /** Opens a scope whose one subtask waits for {@code hold}, and leaves it open. */
+    private static void leaveAScopeOpen(CountDownLatch hold) {
+        var scope = java.util.concurrent.StructuredTaskScope.open();
+        scope.fork(() -> hold.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS));
+    }
+
+    /**
+     * Starts an owner of {@code kind} that runs {@code body} (which leaves a scope waiting for
+     * {@code hold} open, and throws the JDK's StructureViolationException when that scope is
+     * closed by force), and {@return whether the boundary it opened was being closed under its run}
+     * asked while the owner is parked in that forced close; {@code hold} opens after the look.
+     */
+    private boolean closedUnderItWhileForced(ThreadKind kind, CountDownLatch hold, Spawner.Action body)
+            throws InterruptedException {
+        CountDownLatch lookedAt = new CountDownLatch(1);
+        Call<Void> owner = spawn.use(kind).run("owner", () -> {
+            try {
+                body.run();
+                throw new AssertionError("the JDK closed a scope left open without a StructureViolationException");
+            } catch (java.util.concurrent.StructureViolationException expected) {
+                assertThat(lookedAt.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).isTrue();
+            }
+        });
+        Waits.until("the owner is parked in the JDK's forced close", () -> inForcedClose(owner.thread()));
+        boolean closed = Objects.requireNonNull(boundaries.peekLast()).isClosedUnderIt();
+        lookedAt.countDown();
+        hold.countDown();
+        owner.value();
+        return closed;
+    }
+
+    /** The boundaries {@link #closedUnderItWhileForced}'s owners opened, newest last. */
+    private final java.util.concurrent.ConcurrentLinkedDeque<Structured.Boundary> boundaries = new java.util.concurrent.ConcurrentLinkedDeque<>();
+
+    /** Opens a boundary and records it; its run ends (recorded only) and it is closed once {@code after} has run. */
+    private void withABoundary(Spawner.Action after) throws Exception {
+        Structured.Boundary only = open("only");
+        boundaries.add(only);
+        try {
+            after.run();
+        } finally {
+            only.runEnded();
+            only.awaitAll();
+            only.close();
+        }
+    }
+
+    /**
+     * WP-20: a scope left open inside a ScopedValue binding made after the run was opened is closed
+     * by force when the binding ends, and that close is not the run's: the run is left alone.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aScopeLeftOpenInALaterBindingIsNotTheRuns(ThreadKind kind) throws InterruptedException {
+        ScopedValue<String> key = ScopedValue.newInstance();
+        CountDownLatch hold = new CountDownLatch(1);
+        assertThat(closedUnderItWhileForced(kind, hold, () -> withABoundary(() -> {
+            ScopedValue.where(key, "x").run(() -> leaveAScopeOpen(hold));
+        }))).isFalse();
+    }
+
+    /** WP-20: a binding made before the run was opened, ending with the run's scope open, closes the run's scope by force. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aBindingAroundTheRunClosesItsScope(ThreadKind kind) throws InterruptedException {
+        ScopedValue<String> key = ScopedValue.newInstance();
+        CountDownLatch hold = new CountDownLatch(1);
+        assertThat(closedUnderItWhileForced(kind, hold, () -> ScopedValue.where(key, "x").run(() -> {
+            Structured.Boundary only = open("only");
+            boundaries.add(only);
+            only.fork("task", () -> {
+                try {
+                    boolean _ = hold.await(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    throw new AssertionError("the task was interrupted", e);
+                } finally {
+                    only.runEnded();
+                }
+            });
+        }))).isTrue();
+    }
+
+    /**
+     * WP-20: a scope opened and closed by a method entered after the run was opened, over a scope
+     * left open inside it, is not the run's: its forced close leaves the run alone.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aScopeClosedByALaterMethodIsNotTheRuns(ThreadKind kind) throws InterruptedException {
+        CountDownLatch hold = new CountDownLatch(1);
+        assertThat(closedUnderItWhileForced(kind, hold, () -> withABoundary(() -> closeOverAScopeLeftOpen(hold)))).isFalse();
+    }
+
+    /** Opens a scope, leaves another open inside it, and closes the first: the JDK closes the second by force. */
+    private static void closeOverAScopeLeftOpen(CountDownLatch hold) throws InterruptedException {
+        try (var outer = java.util.concurrent.StructuredTaskScope.open()) {
+            leaveAScopeOpen(hold);
+            outer.join();
+        }
     }
 
     /**

@@ -153,6 +153,32 @@ class WatchServeTest {
         assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.CANCELLED);
     }
 
+    /**
+     * WP-12, WP-13, WP-4: a cancellation reaches an attempt that timed out and still runs at once,
+     * as its next round, not when that round would have fallen due; the rounds go on from there
+     * and the verdict stays the timeout's.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aCancellationReachesATimedOutAttemptAtOnce(ThreadKind kind) {
+        Call<Void> attempt = armed(kind, true);
+        long at = armedBy + TIMEOUT;
+        assertThat(watch.serve(at, false, watchdog)).as("at the deadline").isEqualTo(TIMEOUT);
+        awaitInterrupts(1);
+        long cancelledAt = at + 1; // long before the next round, due at + TIMEOUT
+        assertThat(watch.serve(cancelledAt, true, watchdog)).as("the cancellation's round").isEqualTo(TIMEOUT);
+        awaitInterrupts(2);
+        assertThat(watch.serve(cancelledAt + 1, true, watchdog)).as("nothing more until a timeout later")
+                .isEqualTo(TIMEOUT - 1);
+        assertThat(watch.serve(cancelledAt + TIMEOUT, true, watchdog)).as("round 3").isEqualTo(TIMEOUT);
+        awaitInterrupts(3);
+        assertThat(watch.serve(cancelledAt + 2 * TIMEOUT, true, watchdog)).as("then stuck").isEqualTo(NOTHING);
+        assertThat(stuck).hasValue(1);
+        assertThat(reported).containsExactly("timedOut 42", "escalated 42 round 2", "escalated 42 round 3");
+        assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.STUCK);
+        assertThat(interrupts).hasValue(Watchdog.INTERRUPT_ROUNDS);
+    }
+
     /** WP-3: an attempt whose thread has not begun the handler by its deadline is timed out without an interrupt, and then never runs the handler. */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)

@@ -302,11 +302,19 @@ class WatchdogTest {
         }
     }
 
-    /** WP-3: the timeout is capped at PoolConfig.LONGEST_NANOS, so that no deadline armed with it overflows. */
+    /**
+     * WP-3: the timeout is capped at PoolConfig.LONGEST_NANOS, by the config, so that no deadline
+     * armed with it overflows; the watchdog refuses one beyond the cap.
+     */
     @Test
     void theTimeoutIsCappedSoThatNoDeadlineOverflows() {
-        Watchdog watchdog = new Watchdog(1, Long.MAX_VALUE, () -> false, new SilentReports());
+        PoolConfig<Integer, Integer> config = new PoolConfig<>("cap", item -> item, 1, 1,
+                java.time.temporal.ChronoUnit.FOREVER.getDuration(), List.of(), 0, null,
+                WorkerPool.IntakeKind.SHUTDOWN_QUEUE, new PoolThreads("cap"), null, 1, 1);
+        Watchdog watchdog = new Watchdog(1, config.itemTimeoutNanos(), () -> false, new SilentReports());
         assertThat(watchdog.timeout()).isEqualTo(PoolConfig.LONGEST_NANOS);
+        assertThatThrownBy(() -> new Watchdog(1, Long.MAX_VALUE, () -> false, new SilentReports()))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     /** WP-3: a Reports.timedOut that throws reaches onFailure, and the attempt is still interrupted and timed out. */
