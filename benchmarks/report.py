@@ -1,8 +1,17 @@
 #!/usr/bin/env python3
 """Turns JMH's JSON results of drain's benchmarks into BENCHMARKS.md (printed on stdout).
 
-    python3 benchmarks/report.py --meta results/quick-meta.json --notes benchmarks/NOTES.md \
-        results/quick-timed.json results/quick-wakeup.json > BENCHMARKS.md
+    python3 benchmarks/report.py --meta results/full-meta.json --notes benchmarks/NOTES.md \
+        --peers-meta results/peers-meta.json --peers results/peers.json ... \
+        --durable-meta results/durable-meta.json --durable results/durable-jobtable.json ... \
+        --kafka-meta results/kafka-meta.json --kafka-runs results/kafka-runs.jsonl \
+        results/full-handoff.json ... > BENCHMARKS.md
+
+(`benchmarks/run report` runs it so on what benchmarks/results holds.) The file opens with one screen
+that gives every target of every part, its measured figure and its verdict, and links to the section
+below that holds it: the queue and the pool from the full run, the pool beside the peers, the job
+table (judged as benchmarks/durable_report.py judges it) and Kafka (as benchmarks/kafka/report.py
+does); the durable and Kafka runs have their own reports in benchmarks/results/.
 
 Standard library only, and deterministic: the output depends on the input files alone (the date
 and the machine come from the meta file that benchmarks/run writes, never from the clock).
@@ -594,14 +603,14 @@ def forks_text(forks):
     return " / ".join(sig(f) for f in forks)
 
 
-def peer_target_rows(runs):
+def peer_targets(runs):
+    """Issue 23's targets, judged fork by fork: a dict per row (target, config, limit, ratio, verdict, ...)."""
     rows = []
 
     def row(target, config, limit, a, b, metric, b_name):
         fa, fb = getattr(a, metric), getattr(b, metric)
-        r = ratio(PeerRun.mean(fa), PeerRun.mean(fb))
-        rows.append([target, config, f"≤ {limit:g} ×", f"{fmt_ratio(r)} vs {b_name}",
-                     f"{forks_text(fa)} vs {forks_text(fb)}", judge_forks(fa, fb, limit)])
+        rows.append({"target": target, "config": config, "limit": limit, "ratio": ratio(PeerRun.mean(fa), PeerRun.mean(fb)),
+                     "b_name": b_name, "fa": fa, "fb": fb, "verdict": judge_forks(fa, fb, limit)})
 
     def cfg(handler, workers):
         return f"{dict((h, l) for h, l, _ in PEER_HANDLERS)[handler]}, {int(workers):,} workers"
@@ -631,6 +640,11 @@ def peer_target_rows(runs):
                     row(f"3. {'metrics sink' if peer == 'drainSink' else 'settlement hook'}", cfg(handler, w),
                         limit, a, drain, "time", "drain")
     return rows
+
+
+def peer_target_rows(runs):
+    return [[t["target"], t["config"], f"≤ {t['limit']:g} ×", f"{fmt_ratio(t['ratio'])} vs {t['b_name']}",
+             f"{forks_text(t['fa'])} vs {forks_text(t['fb'])}", t["verdict"]] for t in peer_targets(runs)]
 
 
 def peers_section(results, meta, notes):
@@ -678,7 +692,219 @@ def peers_section(results, meta, notes):
     return "\n\n".join(parts)
 
 
+# ---- the first screen: every target, met or missed -------------------------------------------
+
+def _verdict(v):
+    """'met', 'missed' or 'undecided', from any of the reports' verdict cells."""
+    v = v.strip("*").lower()
+    return "met" if v == "yes" else "missed" if v == "no" else "undecided"
+
+
+def _summary(verdicts):
+    """One cell for a group of judged configurations: met, missed, or how many of each."""
+    kinds = [_verdict(v) for v in verdicts]
+    every = {1: "", 2: " in both"}.get(len(kinds), f" in all {len(kinds)}")
+    if all(k == "met" for k in kinds):
+        return "met" + every
+    if all(k == "missed" for k in kinds):
+        return f"**missed{every}**"
+    counts = [f"{kinds.count(k)} {k}" for k in ["met", "undecided", "missed"] if kinds.count(k)]
+    return ", ".join(counts) + f" (of {len(kinds)})"
+
+
+def _span(ratios):
+    ratios = [r for r in ratios if r is not None]
+    if not ratios:
+        return "–"
+    low, high = min(ratios), max(ratios)
+    return fmt_ratio(low) if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
+
+
+def _checked(checks):
+    """(ratio, verdict) of each configuration of a full-run target (value ÷ base against the limit)."""
+    return [(value / base, "yes" if value / base <= limit else "no")
+            for _, value, base, limit, _, _ in checks if value is not None and base is not None]
+
+
+def glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta):
+    """The file's first screen: each target of every part, its measured figure, met or missed, and where
+    its table is. Built from the same results as the sections below it."""
+    rows, rooms = [], []
+
+    def add(room, target, pairs, where, measured=None):
+        if pairs:
+            rows.append([f"**{room}**" if room not in rooms else "", target,
+                         measured or _span([r for r, _ in pairs]), _summary([v for _, v in pairs]), where])
+            rooms.append(room)
+
+    if results:
+        wake = [c for c in _wake_checks(results) if c[0].endswith("10,000 blocked getters")]
+        add("the queue", f"`shutdown()` releases 10,000 blocked getters in ≤ {WAKE_JOX_TARGET:g} × the time of jox's "
+            "`Channel.done()`", _checked([c for c in wake if "jox" in c[0]]), "[Targets](#targets), [3](#3-shutdown-wake-up)")
+        add("the queue", f"… and in ≤ {WAKE_PILLS_TARGET:g} × the time of poison pills through an "
+            "`ArrayBlockingQueue`", _checked([c for c in wake if "pills" in c[0]]), "[Targets](#targets)")
+        queue = _queue_checks(results)
+        add("the queue", f"`ShutdownQueue` hands off one to one in ≤ {QUEUE_TARGET:g} × `ArrayBlockingQueue`'s time "
+            "(capacity 1, 16, 100; virtual and platform threads)", _checked([c for c in queue if "hand-off" in c[0]]),
+            "[Targets](#targets), [1](#1-queue-hand-off-one-producer-one-consumer)")
+        add("the queue", f"… and many to many in ≤ {QUEUE_TARGET:g} × (4 × 4 and 64 × 64; capacity 16, 1,024)",
+            _checked([c for c in queue if "hand-off" not in c[0]]), "[2](#2-many-producers-and-consumers)")
+    if peers:
+        runs = peer_runs(peers)
+        targets = peer_targets(runs)
+
+        def group(prefix):
+            return [(t["ratio"], t["verdict"]) for t in targets if t["target"].startswith(prefix)]
+
+        add("the pool beside the peers", "time ≤ 1.1 × the fastest peer where the handler sets the pace (1 and 10 ms, "
+            "8 to 1,024 workers)", group("1."), "[The peer targets](#the-peer-targets)")
+        add("the pool beside the peers", "time and CPU ≤ 1.1 × drain's own structure from JDK parts where the CPU sets "
+            "the pace", group("2. CPU-paced: time") + group("2. CPU-paced: CPU"), "[The peer targets](#the-peer-targets)")
+        add("the pool beside the peers", "bytes per item ≤ 1 × that structure's", group("2. CPU-paced: bytes"),
+            "[The peer targets](#the-peer-targets)")
+        add("the pool beside the peers", "moonshot: CPU ≤ 2 × the bare fork's, time ≤ 1.5 × the fastest peer",
+            group("2. moonshot"), "[The peer targets](#the-peer-targets)")
+        add("the pool beside the peers", "a metrics sink ≤ 1.2 × (1 ms) and 1.5 × (no-op) the pool without one; the "
+            "settlement hook ≤ 1.1 ×", group("3."), "[The peer targets](#the-peer-targets)")
+    if results:
+        add("the pool beside the bare fork", f"`WorkerPool` per item ≤ {POOL_SLEEP_TARGET:g} × a bare "
+            "`StructuredTaskScope` fork with a 1 ms handler, ≤ 2–3 × with a no-op one (8 to 1,024 workers, both intakes)",
+            _checked(_pool_checks(results)), "[Targets](#targets), [4](#4-pool-overhead-per-item)")
+        add("the pool beside the bare fork", f"flat cost: its overhead at 1,024 workers ≤ {FLAT_TARGET:g} × its "
+            "overhead at 8", _checked(_flat_checks(results)), "[Targets](#targets)")
+    if durable:
+        dt = durable_report.targets(durable)
+        jobs = [t for t in dt if t["key"] == "jobs"]
+        add("the job table", f"≥ {durable_report.JOBS_TARGET:,} jobs/s through the embedded PostgreSQL (16 workers, "
+            "1 ms handler, default claims)", [(None, t["met"]) for t in jobs], "[The job table](#the-job-table)",
+            measured=", ".join(f"{sig(t['value'])} jobs/s" for t in jobs))
+        plain = [t for t in dt if t["key"] == "plain-w1"]
+        add("the job table", f"the pool ≥ {durable_report.PLAIN_W1_TARGET:g} × a plain claim-handle-acknowledge loop "
+            f"at 1 worker ({', '.join(t['dialect'].capitalize() if t['dialect'] == 'POSTGRES' else t['dialect'] for t in plain)})",
+            [(t["value"], t["met"]) for t in plain], "[The job table](#the-job-table)",
+            measured=", ".join(fmt_ratio(t["value"]) for t in plain))
+        hook = [t for t in dt if t["key"] == "hook"]
+        add("the job table", f"the settlement hook ≤ {durable_report.HOOK_SLEEP_TARGET:g} × no hook, 1 ms handler, 8 and "
+            "64 workers", [(t["value"], t["met"]) for t in hook], "[The job table](#the-job-table)")
+    if kafka_runs:
+        kt = kafka_report.targets(kafka_runs)
+        one = [t for t in kt if t["key"] == "one-worker"]
+        forked = [t for t in kt if t["key"] == "one-worker-forked"]
+        add("Kafka", "drain ≥ 1 × a plain `KafkaConsumer` loop at 1 worker, 1 ms handler",
+            [(t["ratio"], t["met"]) for t in one], "[Kafka](#kafka), decision [0049]"
+            "(specs/decisions/0049-the-one-worker-kafka-target-is-left-missed.md)",
+            measured=", ".join(fmt_ratio(t["ratio"]) for t in one)
+            + "".join(f" (that loop forking each call in a scope: {fmt_ratio(t['ratio'])})" for t in forked))
+        add("Kafka", "drain ≥ 1 × Confluent's Parallel Consumer (64 and 512 workers; 1 and 10 ms handlers)",
+            [(t["ratio"], t["met"]) for t in kt if t["key"] == "pc"], "[Kafka](#kafka)")
+        stop = [t for t in kt if t["key"] == "stop"]
+        add("Kafka", f"`requestStop()` to the last commit {stop[0]['limit'] if stop else ''} (64 workers, 10 ms "
+            "handler)", [(None, t["met"]) for t in stop], "[Kafka](#kafka)",
+            measured=", ".join(t["measured"] for t in stop))
+        twice = kafka_report.duplicates(kafka_runs)
+        if twice:
+            rows.append(["", "not a target: records the group's next member handles twice after an abort",
+                         " / ".join(str(n) for n in twice), "–", "[Kafka](#kafka)"])
+    if not rows:
+        return ""
+    runs_text = []
+    if meta:
+        runs_text.append(f"the queue and the pool beside the bare fork, `{meta['command']}` at {meta['commit']} "
+                         f"({meta['started'][:10]})")
+    if peers_meta:
+        runs_text.append(f"the pool beside the peers, `{peers_meta['command']}` at {peers_meta['commit']} "
+                         f"({peers_meta['started'][:10]})")
+    if durable_meta:
+        runs_text.append(f"the job table, `{durable_meta['command']}` at {durable_meta['commit']} "
+                         f"({durable_meta['started'][:10]})")
+    if kafka_meta:
+        runs_text.append(f"Kafka, `{kafka_meta['command']}` at {kafka_meta['commit']} ({kafka_meta['started'][:10]})")
+    return ("## Every target at a glance\n\n"
+            "A time ratio is drain's time over the other side's (below 1 is faster); a rate ratio (jobs/s, records/s) "
+            "is drain's rate over the other's (above 1 is faster). A group of configurations shows the range of "
+            "its ratios and how many were met; a verdict is decided fork by fork (or round by round) where the "
+            "section below says so.\n\n"
+            + table(["", "target", "measured", "verdict", "where"], rows, ["l", "l", "l", "l", "l"])
+            + "\n\nThe runs: " + "; ".join(runs_text) + ". Every run was on 2 cores; each section names its "
+            "machine and load.")
+
+
+def durable_section(durable, meta):
+    """The job table's targets from `benchmarks/run durable`; its tables are in benchmarks/results/durable.md."""
+    rows = [[t["label"], t["limit"], t["measured"], t["met"]] for t in durable_report.targets(durable)]
+    if not rows:
+        return ""
+    return ("## The job table\n\n"
+            f"Issue 21's targets, from `{meta['command']}` at commit {meta['commit']} ({meta['started'][:10]}): jobs through "
+            "a `JobTable` on the embedded PostgreSQL and on H2 beside a plain claim-handle-acknowledge loop, and the "
+            "settlement hook's cost on the in-memory pool (the per-fork means beside each; where the forks of the two "
+            "sides overlap, the ratio is within the run's noise). Every configuration, by dialect, workers and claim "
+            "batch: [`benchmarks/results/durable.md`](benchmarks/results/durable.md). Kills of a process over a job "
+            "table, and what they cost in duplicates: [`benchmarks/results/heavy-runs.md`]"
+            "(benchmarks/results/heavy-runs.md).\n\n"
+            + table(["target", "limit", "measured", "met"], rows, ["l", "r", "l", "c"]))
+
+
+def kafka_section(kafka_runs, meta):
+    """The Kafka source's targets from `benchmarks/run kafka`; its tables are in benchmarks/results/kafka.md."""
+    rows = [[t["label"], t["limit"], t["measured"], t["met"]] for t in kafka_report.targets(kafka_runs)]
+    if not rows:
+        return ""
+    return ("## Kafka\n\n"
+            f"Issue 22's targets, from `{meta['command']}` at commit {meta['commit']} ({meta['started'][:10]}): drain's "
+            "`KafkaSource` under a `WorkerPool` beside a plain `KafkaConsumer` loop and Confluent's Parallel Consumer, "
+            "each run in a JVM of its own against a broker in another. The one-worker target is left missed "
+            "([decision 0049](specs/decisions/0049-the-one-worker-kafka-target-is-left-missed.md)). Records per second "
+            "at every width and handler, the time between two handler calls at one worker, the time from "
+            "`requestStop()` to the last commit and the duplicates after an abort: "
+            "[`benchmarks/results/kafka.md`](benchmarks/results/kafka.md).\n\n"
+            + table(["target", "limit", "measured", "met"], rows, ["l", "r", "l", "c"]))
+
+
+ARCHIVES = [
+    ("full-946a6dc.md", "the full run before the watchdog, the settlement hook and decision 0046 (2026-12-02)"),
+    ("full-950c19b.md", "the full run of the queue change that was reverted (decision 0024)"),
+    ("full-79b39ce.md", "the full run before the pool was rebuilt around a structured run"),
+    ("durable.md", "the job table and the settlement hook, every configuration (`benchmarks/run durable`)"),
+    ("kafka.md", "Kafka, every configuration, with the time between handler calls (`benchmarks/run kafka`)"),
+    ("heavy-runs.md", "the heavy test runs: properties, kill -9 over a job table and over Kafka, mutation"),
+    ("jobtable-kills-postgres-heavy.md", "kill -9 over a job table on PostgreSQL, kill by kill"),
+    ("jobtable-kills-h2-heavy.md", "the same on H2"),
+    ("kafka-kills-heavy.md", "kill -9 over Kafka, kill by kill"),
+    ("jobtable-throughput-rough.md", "a first rough throughput run of the job table"),
+    ("decision-figures.md", "the figures measured for the decision records, a section per decision"),
+]
+
+
+def archives_section(results_dir):
+    """The other reports under benchmarks/results/, those that are there."""
+    import os
+    rows = [f"- [`benchmarks/results/{name}`](benchmarks/results/{name}): {what}" for name, what in ARCHIVES
+            if results_dir is None or os.path.exists(os.path.join(results_dir, name))]
+    if not rows:
+        return ""
+    return ("## Other runs and archives\n\n"
+            "Hand-written or generated by their own runs, each naming its commit and date; figures from different "
+            "hosts or commits do not compare.\n\n" + "\n".join(rows))
+
+
+def _load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _module(name, path):
+    """A sibling report script as a module (benchmarks/kafka/report.py shares this file's name)."""
+    import importlib.util
+    import os
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.abspath(__file__)), path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main(argv):
+    global durable_report, kafka_report
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--meta", help="the meta JSON that benchmarks/run writes for the queue and pool groups")
     parser.add_argument("--notes", help="hand-written notes (markdown) to include after the targets")
@@ -686,6 +912,12 @@ def main(argv):
     parser.add_argument("--peers", action="append", default=[], help="JMH JSON of PeersBench (benchmarks/run peers)")
     parser.add_argument("--peers-meta", help="the meta JSON of the peers run")
     parser.add_argument("--peers-notes", help="hand-written notes (markdown) to include after the peer tables")
+    parser.add_argument("--durable", action="append", default=[],
+                        help="JMH JSON of benchmarks/run durable (JobTableBench, SettlementBench)")
+    parser.add_argument("--durable-meta", help="the meta JSON of the durable run")
+    parser.add_argument("--kafka-runs", help="the runs of benchmarks/run kafka (one JSON line each)")
+    parser.add_argument("--kafka-meta", help="the meta JSON of the Kafka run")
+    parser.add_argument("--archives", help="the results folder whose other reports the last section lists")
     parser.add_argument("results", nargs="*", help="JMH JSON result files of the queue and pool groups")
     args = parser.parse_args(argv)
     results = load(args.results)
@@ -694,10 +926,24 @@ def main(argv):
         sys.exit("report.py: no results in " + ", ".join(args.results + args.peers))
     if (results and not args.meta) or (peers and not args.peers_meta):
         sys.exit("report.py: every group of results needs its meta file (--meta, --peers-meta)")
+    if (args.durable and not args.durable_meta) or (args.kafka_runs and not args.kafka_meta):
+        sys.exit("report.py: the durable and Kafka results need their meta files (--durable-meta, --kafka-meta)")
+    durable_report = _module("durable_report", "durable_report.py")
+    kafka_report = _module("kafka_report", "kafka/report.py")
+    durable = load(args.durable)
+    kafka_runs = kafka_report.load(args.kafka_runs) if args.kafka_runs else {}
+    meta = _load_json(args.meta) if results else None
+    peers_meta = _load_json(args.peers_meta) if peers else None
+    durable_meta = _load_json(args.durable_meta) if durable else None
+    kafka_meta = _load_json(args.kafka_meta) if kafka_runs else None
     parts = [
         "# Benchmarks\n\n"
         "<!-- Generated by benchmarks/report.py from benchmarks/results/; edit benchmarks/NOTES.md and "
         "benchmarks/PEERS.md, not this file, and re-run benchmarks/run. -->\n\n"
+        "What drain's queue, pool and durable adapters cost beside what a Java user would pick instead, and "
+        "whether each meets its target.",
+        glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta),
+        "## How to read the figures\n\n"
         "drain's `ShutdownQueue` and `WorkerPool` measured side by side with what a Java user would pick instead: "
         "the JDK's queues, jox's `Channel`, a bare `StructuredTaskScope` fork, `Gatherers.mapConcurrent`, the "
         "executors and Reactor, each group in one run. "
@@ -706,19 +952,20 @@ def main(argv):
         "`CPU ns/item` is the CPU time the whole benchmark JVM used per item (all its threads: the benchmark's, "
         "the virtual threads' carriers, JIT, GC; `benchmarks/.../CpuTimeProfiler`): on a machine shared with "
         "other work the wall-clock score grows with the others' load, the CPU time much less, so the two "
-        "together say what an operation costs and how much of the wall time was waiting.",
+        "together say what an operation costs and how much of the wall time was waiting. The durable adapters "
+        "have runs of their own, summed up in their sections and reported in full under `benchmarks/results/`.",
     ]
     if peers:
-        with open(args.peers_meta) as f:
-            peers_meta = json.load(f)
         peer_notes = None
         if args.peers_notes:
             with open(args.peers_notes) as f:
                 peer_notes = f.read().strip()
         parts.append(peers_section(peers, peers_meta, peer_notes))
+    if durable:
+        parts.append(durable_section(durable, durable_meta))
+    if kafka_runs:
+        parts.append(kafka_section(kafka_runs, kafka_meta))
     if results:
-        with open(args.meta) as f:
-            meta = json.load(f)
         parts += [run_section(results, meta), targets_section(results)]
         if args.notes:
             with open(args.notes) as f:
@@ -729,6 +976,8 @@ def main(argv):
         if args.heap:
             with open(args.heap) as f:
                 parts.append(heap_section(json.load(f)))
+    if args.archives:
+        parts.append(archives_section(args.archives))
     sys.stdout.write("\n\n".join(p for p in parts if p) + "\n")
 
 

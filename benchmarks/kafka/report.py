@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Turns the runs of benchmarks/kafka/run (one JSON line each) into benchmarks/results/kafka.md.
 
-    python3 benchmarks/kafka/report.py --started ... --finished ... --commit ... --command ... \
-        --java ... benchmarks/results/kafka-runs.jsonl > benchmarks/results/kafka.md
+    python3 benchmarks/kafka/report.py --meta benchmarks/results/kafka-meta.json \
+        benchmarks/results/kafka-runs.jsonl > benchmarks/results/kafka.md
 
 Standard library only, and deterministic. Every figure is the mean of the rounds, with each round's
 figure beside it, and a ratio is drain's mean over the other's in the same run (above 1: drain is
@@ -161,33 +161,50 @@ def stop_section(runs):
     return "\n\n".join(parts)
 
 
-def targets_section(runs):
+def targets(runs):
+    """Issue 22's targets, judged from this run: a dict per row (label, limit, measured, met, and for a
+    ratio the comparison itself), the row beside the first target included, which is not a target."""
     rows = []
 
     def measured(c):
         decided = "by every round" if c["apart"] else "by the means (rounds overlap)"
         return f"{c['ratio']:.2f}× ({decided})"
 
-    def judge(label, c, limit):
+    def judge(label, c, limit, key):
         if c is None:
             return
         met = c["ratio"] >= limit  # measured() says whether every round or only the means decided it
-        rows.append([label, f"≥ {limit:g} ×", measured(c), "yes" if met else "**no**"])
+        rows.append({"key": key, "label": label, "limit": f"≥ {limit:g} ×", "measured": measured(c),
+                     "met": "yes" if met else "**no**", "ratio": c["ratio"]})
 
-    judge("drain ÷ plain loop, 1 worker, 1 ms handler", compare(runs, "drain", "plain", 1, 1), 1.0)
+    judge("drain ÷ plain loop, 1 worker, 1 ms handler", compare(runs, "drain", "plain", 1, 1), 1.0, "one-worker")
     floor = compare(runs, "plain-forked", "plain", 1, 1)
     if floor is not None:
-        rows.append(["beside it, not a target: the plain loop forking each handler in a scope ÷ the plain loop, "
-                     "1 worker, 1 ms handler (the price of WP-3 and WP-9, decision 0048)", "–", measured(floor), "–"])
+        rows.append({"key": "one-worker-forked",
+                     "label": "beside it, not a target: the plain loop forking each handler in a scope ÷ the plain "
+                              "loop, 1 worker, 1 ms handler (the price of WP-3 and WP-9, decision 0048)",
+                     "limit": "–", "measured": measured(floor), "met": "–", "ratio": floor["ratio"]})
     for workers in [64, 512]:
         for ms in [1, 10]:
-            judge(f"drain ÷ Parallel Consumer, {workers} workers, {ms} ms handler", compare(runs, "drain", "pc", workers, ms), 1.0)
+            judge(f"drain ÷ Parallel Consumer, {workers} workers, {ms} ms handler",
+                  compare(runs, "drain", "pc", workers, ms), 1.0, "pc")
     stops = [r["stop_to_last_commit_ms"] for key, rs in runs.items() if key[0] == "drain-stop" for r in rs
              if r["stop_to_last_commit_ms"] is not None]
     if stops:
         limit = STOP_TARGET_MS + 10
-        rows.append(["`requestStop()` to the last commit, 64 workers, 10 ms handler", f"≤ {limit} ms",
-                     f"max {fmt(max(stops))} ms", "yes" if max(stops) <= limit else "**no**"])
+        rows.append({"key": "stop", "label": "`requestStop()` to the last commit, 64 workers, 10 ms handler",
+                     "limit": f"≤ {limit} ms", "measured": f"max {fmt(max(stops))} ms",
+                     "met": "yes" if max(stops) <= limit else "**no**", "max_ms": max(stops), "limit_ms": limit})
+    return rows
+
+
+def duplicates(runs):
+    """What the group's next member handled twice after an abort, per round (not a target)."""
+    return [r["twice_with_a_source"] for key, rs in runs.items() if key[0] == "drain-abort" for r in rs]
+
+
+def targets_section(runs):
+    rows = [[t["label"], t["limit"], t["measured"], t["met"]] for t in targets(runs)]
     if not rows:
         return ""
     return ("## Targets\n\nIssue 22's, from this run.\n\n"
@@ -196,10 +213,20 @@ def targets_section(runs):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--meta", help="the run's meta JSON that benchmarks/kafka/run writes (started, finished, "
+                                       "commit, command, java); or give each with the flags below")
     for flag in ["--started", "--finished", "--commit", "--command", "--java"]:
-        parser.add_argument(flag, required=True)
+        parser.add_argument(flag)
     parser.add_argument("runs")
     args = parser.parse_args(argv)
+    if args.meta:
+        with open(args.meta) as f:
+            for key, value in json.load(f).items():
+                if getattr(args, key, None) is None:
+                    setattr(args, key, value)
+    missing = [flag for flag in ["started", "finished", "commit", "command", "java"] if getattr(args, flag) is None]
+    if missing:
+        sys.exit("report.py: no " + ", ".join(missing) + " (give --meta, or the flags)")
     runs = load(args.runs)
     if not runs:
         sys.exit("report.py: no runs in " + args.runs)

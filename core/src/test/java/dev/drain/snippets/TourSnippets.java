@@ -16,9 +16,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
 /**
- * The code of the README's tour and of the javadoc's {@code {@snippet}}s, region by region. The
- * build compiles this file, {@code TourSnippetsTest} runs every region and checks what it prints,
- * and checks that README.md shows each region exactly as it is here.
+ * The code of the javadoc's {@code {@snippet}}s and of the README's samples of the queue and the pool,
+ * region by region; {@code queue}, {@code recipe}, {@code context} and {@code tree}, which the README's
+ * tour once showed (the JShell lessons teach them now), stay as examples that run. The build compiles this
+ * file, {@code TourSnippetsTest} runs every region and checks what it prints, and checks that README.md
+ * shows each of its regions exactly as it is here.
  */
 final class TourSnippets {
     private TourSnippets() {}
