@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * with two conditions. The poll thread ({@link PollLoop}) fills the buffer and serves the batches
  * handed over; the stream's reader, the pool's producer ({@link Records}), takes from the buffer;
  * the pool's settler thread ({@link GroupSettler}) hands batches over; any thread may close.
- * Each method says which thread calls it; the ones for the poll thread only are marked so.
+ * Each method says which thread calls it; the ones for the poll thread only are marked so. The
+ * fields the stream reads and changes are package-private for {@link Records}, which holds this
+ * lock for each of its steps; no other class touches them.
  *
  * <p>Nothing here blocks with the lock held but the two condition waits, and nothing here calls
  * out of the source with it held but {@link #wakeIfPolling}'s {@code wakeup()} (decision 0047).

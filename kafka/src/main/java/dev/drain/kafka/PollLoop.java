@@ -235,7 +235,7 @@ final class PollLoop<K, V> {
      * Makes a blocking call of the consumer's, again when a wakeup cuts it short: a wakeup only asks
      * the poll thread to look at its requests, which it does next (Spring Kafka #4622 lost a commit
      * to a wakeup that landed in it). Outside {@code poll} only a wakeup that a poll left pending can
-     * land, once ({@link Exchange#handOver}); the bound of 10 tries only keeps a consumer that cut a
+     * land, once ({@code Exchange.wakeIfPolling}); the bound of 10 tries only keeps a consumer that cut a
      * call short more often than that from holding the poll thread.
      */
     static <R> R despiteWakeups(Supplier<R> call) {
