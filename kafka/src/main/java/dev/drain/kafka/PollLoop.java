@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It never waits for the pool: while the buffer holds {@code buffer} deliveries it pauses every
  * assigned partition and keeps polling, and resumes them once the buffer is down to half. What it
- * alone touches (the consumer, the {@link Tracks}, the fields marked so) is confined to it, which
- * the private methods assert; it publishes what others read through volatile fields and atomics.
+ * alone touches (the consumer, the {@link Tracks}, the fields marked so) is confined to it, as its
+ * methods assert; it publishes what others read through volatile fields and atomics.
  *
  * @param <K> the key type
  * @param <V> the value type
