@@ -16,6 +16,8 @@
 module dev.drain {
     exports dev.drain.queue;
     exports dev.drain.pool;
+    // What the pool and the adapters share when they call code they do not control (decision 0055).
+    exports dev.drain.safe;
 
     // The pool's JDK Flight Recorder events (dev.drain.pool.PoolEvents).
     requires jdk.jfr;
@@ -23,6 +25,6 @@ module dev.drain {
     // report is not in the jar: needed to compile, not to run the library.
     requires static jdk.management;
     // Annotations only (@NullMarked, @Nullable, @GuardedBy): needed to compile, not to run.
-    requires static org.jspecify;
+    requires static transitive org.jspecify;
     requires static com.google.errorprone.annotations;
 }

@@ -30,8 +30,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * the last commit, and the duplicates after an abort. Parallel Consumer's harness is a project of
  * its own (its Kafka client is 3.9.1) with the same command line and result line.
  *
- * <p>Arguments: servers, variant ({@code drain}, {@code plain}, {@code plain-virtual},
- * {@code plain-forked}, {@code drain-stop}, {@code drain-abort}), workers, handler milliseconds,
+ * <p>Arguments: servers, variant ({@code drain}, {@code drain-defaults}, {@code drain-defaults-1},
+ * {@code plain}, {@code plain-virtual}, {@code plain-forked}, {@code drain-stop}, {@code drain-abort}),
+ * workers, handler milliseconds,
  * records, topic. Before the measured run, an unmeasured one a quarter as large on a topic of its
  * own: the JIT's turn ({@link Load.Run#warmUp()}). Prints one JSON line.
  */
@@ -57,6 +58,8 @@ public final class KafkaThroughput {
     private static String measure(Load.Run run, Map<TopicPartition, Long> ends) throws Exception {
         return switch (run.variant()) {
             case "drain" -> drain(run, ends);
+            case "drain-defaults" -> drainWithDefaults(run, ends, 0);
+            case "drain-defaults-1" -> drainWithDefaults(run, ends, 1);
             case "plain" -> plain(run, ends, Load.Tally::handle);
             case "plain-virtual" -> onAVirtualThread(() -> plain(run, ends, Load.Tally::handle));
             case "plain-forked" -> onAVirtualThread(() -> plain(run, ends, KafkaThroughput::inAScopeOfItsOwn));
@@ -118,6 +121,35 @@ public final class KafkaThroughput {
         long commits;
         try (KafkaSource<String, String> source = open(run, Duration.ofSeconds(1))) {
             WorkerPool<Delivery<String, String>, Long> pool = pool(run, source, tally, d -> {});
+            try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
+                results.forEachRemaining(offset -> {});
+            }
+            commits = source.commits();
+        }
+        return Load.result(run, tally, committed.get(), Load.cpuSeconds() - cpu, "\"commits\": " + commits);
+    }
+
+    /**
+     * drain with the pool's and the source's defaults (the settlement batch, the batches in flight):
+     * with {@code inFlight} 1, as every batch waited for its own commit before decision 0053, the
+     * settlement batch caps the rate; with 0, the source's default.
+     */
+    private static String drainWithDefaults(Load.Run run, Map<TopicPartition, Long> ends, int inFlight) throws Exception {
+        Load.Tally tally = new Load.Tally(run);
+        CompletableFuture<Long> committed = watch(run, ends, tally);
+        double cpu = Load.cpuSeconds();
+        long commits;
+        KafkaSource.Builder<String, String> builder = KafkaSource.builder(consumer(run), new StringDeserializer(),
+                new StringDeserializer()).topics(run.topic()).buffer(Math.max(1_024, 2 * run.workers()))
+                .endWhenIdle(Duration.ofSeconds(1));
+        if (inFlight > 0) {
+            builder.batchesInFlight(inFlight);
+        }
+        try (KafkaSource<String, String> source = builder.open()) {
+            WorkerPool<Delivery<String, String>, Long> pool = WorkerPool.<Delivery<String, String>, Long>builder(d -> {
+                tally.handle(run);
+                return d.offset();
+            }).workers(run.workers()).queueSize(run.workers()).settler(source.settler()).name("bench").build();
             try (Stream<Delivery<String, String>> records = source.records(); Results<Delivery<String, String>, Long> results = pool.run(records)) {
                 results.forEachRemaining(offset -> {});
             }

@@ -1,6 +1,7 @@
 package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.safe.Uninterruptibly;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -184,23 +185,21 @@ final class Handoff<E> {
      * BLOCKS-UNTIL: nothing is held (every element offered has been answered or lost). Ignores
      * interrupts while it waits, and keeps them.
      */
+    @SuppressWarnings("GuardedBy") // the check runs on this thread, inside the wait, which holds the lock
     void awaitAnswered() {
-        boolean interrupted = false;
         lock.lock();
         try {
-            while (held > 0) {
-                try {
-                    answeredOrReleased.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
+            Uninterruptibly.await(this::nothingHeld, answeredOrReleased::await);
         } finally {
             lock.unlock();
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+    }
+
+    /** {@return whether every element offered has been answered or lost} Call with the lock held. */
+    @GuardedBy("lock")
+    private boolean nothingHeld() {
+        assert lock.isHeldByCurrentThread();
+        return held == 0;
     }
 
     /**

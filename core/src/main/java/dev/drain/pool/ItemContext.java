@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
@@ -41,6 +42,6 @@ public record ItemContext<T>(T item, int attempt, int worker) {
 
     @Override
     public String toString() {
-        return "item=" + Text.of(item) + " attempt=" + attempt + " worker=" + worker; // an item's toString may throw
+        return "item=" + SafeText.of(item) + " attempt=" + attempt + " worker=" + worker; // an item's toString may throw
     }
 }

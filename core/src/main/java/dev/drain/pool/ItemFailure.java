@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import java.util.Objects;
 
 /**
@@ -20,5 +21,17 @@ public record ItemFailure<T>(T item, int attempts, Throwable cause) {
         if (attempts < 1) {
             throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
         }
+    }
+
+    /**
+     * {@return this failure in one line for a store to keep (a dead letter's error):
+     * {@code "after <attempts> attempts: <cause>"}, cut to at most {@code max} characters}
+     * Never throws: a cause whose {@code toString} throws is described instead.
+     *
+     * @param max the most characters, at least 2
+     * @throws IllegalArgumentException if {@code max} is less than 2
+     */
+    public String describe(int max) {
+        return SafeText.cut("after " + attempts + " attempts: " + SafeText.of(cause), max);
     }
 }

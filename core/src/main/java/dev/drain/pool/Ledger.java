@@ -1,6 +1,7 @@
 package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.safe.SafeText;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -117,8 +118,8 @@ final class Ledger<T> {
     /** An item failed permanently, on its worker (its handler threw, or timed out, for good). */
     void failed(ItemFailure<T> failure) {
         record(failure);
-        reporter.recordNow(MetricsEvent.ITEM_FAILED, () -> "item=" + Text.of(failure.item()) + " attempts="
-                + failure.attempts() + " cause=" + Text.of(failure.cause()));
+        reporter.recordNow(MetricsEvent.ITEM_FAILED, () -> "item=" + SafeText.of(failure.item()) + " attempts="
+                + failure.attempts() + " cause=" + SafeText.of(failure.cause()));
     }
 
     /**
@@ -143,7 +144,7 @@ final class Ledger<T> {
             cancelled.add(item);
             settling.offer(new Settlement.Released<>(item, Settlement.Why.CANCELLED));
         }
-        reporter.recordNow(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + Text.of(item));
+        reporter.recordNow(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + SafeText.of(item));
     }
 
     /** Items dropped before any worker took them (an abort drops them under the lifecycle's lock). */
@@ -155,7 +156,7 @@ final class Ledger<T> {
             }
         }
         for (T item : items) {
-            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + Text.of(item));
+            reporter.recordNow(MetricsEvent.ITEM_DISCARDED, () -> "item=" + SafeText.of(item));
         }
     }
 

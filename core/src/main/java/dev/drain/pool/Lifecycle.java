@@ -1,6 +1,8 @@
 package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.safe.Fatal;
+import dev.drain.safe.SafeText;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -185,15 +187,15 @@ final class Lifecycle<T> {
 
     /** The source threw from {@code hasNext}, {@code next} or {@code close}: intake stops; the first failure is kept. */
     synchronized void sourceFailed(Throwable cause) {
-        if (cause instanceof VirtualMachineError error) {
-            crashed(error);
+        if (Fatal.is(cause)) {
+            crashed(cause);
             return;
         }
         if (sealed) {
             return; // unreachable: the source is closed before the seal
         }
         sourceFailure = keepFirst(sourceFailure, cause);
-        reporter.recordNow(MetricsEvent.SOURCE_FAILED, () -> "cause=" + Text.of(cause));
+        reporter.recordNow(MetricsEvent.SOURCE_FAILED, () -> "cause=" + SafeText.of(cause));
         if (phase == Phase.RUNNING) {
             stopNow();
         }

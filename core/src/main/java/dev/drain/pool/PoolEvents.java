@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -36,7 +37,7 @@ final class PoolEvents {
      * watchdog never runs user code, an item's {@code toString} included.
      */
     static @Nullable String labelIfRecording(ItemContext<?> context) {
-        return TIMEOUT.isEnabled() || ESCALATION.isEnabled() ? Text.of(context.item()) : null;
+        return TIMEOUT.isEnabled() || ESCALATION.isEnabled() ? SafeText.of(context.item()) : null;
     }
 
     @Name("dev.drain.pool.Attempt")
@@ -60,7 +61,7 @@ final class PoolEvents {
         void commitFor(String pool, ItemContext<?> context, String outcome) {
             if (shouldCommit()) {
                 this.pool = pool;
-                this.item = Text.of(context.item());
+                this.item = SafeText.of(context.item());
                 this.attempt = context.attempt();
                 this.worker = context.worker();
                 this.outcome = outcome;

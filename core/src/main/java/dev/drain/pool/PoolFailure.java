@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import java.io.Serial;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -40,8 +41,8 @@ public final class PoolFailure extends RuntimeException {
     public String getMessage() {
         return failures.size() + (failures.size() == 1 ? " item" : " items") + " failed: "
                 + failures.stream()
-                        .map(f -> Text.of(f.item()) + " after " + f.attempts() + " attempt" + (f.attempts() == 1 ? "" : "s")
-                                + " (" + Text.of(f.cause()) + ")")
+                        .map(f -> SafeText.of(f.item()) + " after " + f.attempts() + " attempt" + (f.attempts() == 1 ? "" : "s")
+                                + " (" + SafeText.of(f.cause()) + ")")
                         .collect(Collectors.joining("; "));
     }
 }

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -106,7 +107,7 @@ final class Reporter {
         }
 
         private void send(Event event) {
-            String detail = Text.built(event.detail()); // user text: never the sink's failure, never a crash
+            String detail = SafeText.built(event.detail()); // user text: never the sink's failure, never a crash
             try {
                 sink.record(event.kind(), detail);
             } catch (VirtualMachineError e) {

@@ -3,6 +3,8 @@ package dev.drain.pool;
 import dev.drain.queue.QueueFull;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
+import dev.drain.safe.Fatal;
+import dev.drain.safe.SafeText;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -223,9 +225,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                         return null;
                     }
                     case Source.Pull.Failed<T> failed when !lifecycle.isPulling()
-                            && !(failed.cause() instanceof VirtualMachineError) -> {
+                            && !Fatal.is(failed.cause()) -> {
                         // intake had stopped, and the stop interrupted the source: the stop's doing
-                        reporter.recordNow(MetricsEvent.SOURCE_INTERRUPTED, () -> "cause=" + Text.of(failed.cause()));
+                        reporter.recordNow(MetricsEvent.SOURCE_INTERRUPTED, () -> "cause=" + SafeText.of(failed.cause()));
                         return null;
                     }
                     case Source.Pull.Failed<T> failed -> {
@@ -239,7 +241,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                         // Accepted before the put, so that no worker's event for it can come first (WP-8).
                         ledger.accepted();
                         if (reporter.hasSink()) { // the detail's supplier is made only for a sink
-                            reporter.record(MetricsEvent.ITEM_ACCEPTED, () -> "item=" + Text.of(item));
+                            reporter.record(MetricsEvent.ITEM_ACCEPTED, () -> "item=" + SafeText.of(item));
                         }
                         if (!put(item)) {
                             return item;
@@ -331,7 +333,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             held.cancelled(); // it would be retried, but the run is being cancelled
         } else {
             ledger.retried();
-            reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + Text.of(context.item()) + " next_attempt="
+            reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(context.item()) + " next_attempt="
                     + (context.attempt() + 1));
         }
     }

@@ -2,6 +2,7 @@ package dev.drain.pool;
 
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
+import dev.drain.safe.Fatal;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
@@ -146,7 +147,7 @@ final class RunResults<T, R> implements Results<T, R> {
             RunOutcome<T> outcome = Objects.requireNonNull(lifecycle.outcome(), "the outcome is decided before the run's threads finish");
             if (outcome instanceof RunOutcome.Unsettled<T> u) {
                 throwLater(u.ended());
-                if (!(endError instanceof VirtualMachineError)) { // the JVM's trouble comes first, as it is
+                if (endError == null || !Fatal.is(endError)) { // the JVM's trouble comes first, as it is
                     PoolUnsettled unsettled = new PoolUnsettled(u);
                     Throwable ended = endFailure != null ? endFailure : endError;
                     if (ended != null) {

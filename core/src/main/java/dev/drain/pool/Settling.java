@@ -1,6 +1,8 @@
 package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.safe.Fatal;
+import dev.drain.safe.SafeText;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -170,13 +172,13 @@ final class Settling<T> {
                 return;
             }
             keep(batch, thrown); // before the driver, waiting for this batch, can decide
-            if (thrown instanceof VirtualMachineError) {
+            if (Fatal.is(thrown)) {
                 broken = true; // the JVM may be in trouble: the settler is not called again
                 onFatal.accept(thrown);
             } else {
                 onFailed.run();
             }
-            reporter.recordNow(MetricsEvent.SETTLEMENT_FAILED, () -> "batch=" + batch.size() + " cause=" + Text.of(thrown));
+            reporter.recordNow(MetricsEvent.SETTLEMENT_FAILED, () -> "batch=" + batch.size() + " cause=" + SafeText.of(thrown));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.safe.Uninterruptibly;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -281,13 +282,7 @@ final class Structured {
                 interrupted = true;
                 // join() is spent; wait for the threads themselves
                 for (Thread thread : forked) {
-                    while (thread.isAlive()) {
-                        try {
-                            thread.join();
-                        } catch (InterruptedException again) {
-                            interrupted = true;
-                        }
-                    }
+                    Uninterruptibly.join(thread);
                 }
             } finally {
                 joined = true;

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -138,7 +139,7 @@ final class Supervisor<T, R> {
                 yield new Attempted.Succeeded<>(r.value());
             }
             case Structured.Ending.Threw<R> t -> {
-                reporter.record(MetricsEvent.ATTEMPT_FAILED, () -> context + " cause=" + Text.of(t.error()));
+                reporter.record(MetricsEvent.ATTEMPT_FAILED, () -> context + " cause=" + SafeText.of(t.error()));
                 yield new Attempted.Failed<>(t.error());
             }
         };

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.SafeText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -470,7 +471,7 @@ public final class WorkerPool<T, R> {
                 try {
                     inFlight = settler.batchesInFlight();
                 } catch (RuntimeException | Error e) {
-                    problems.add("the settler's batchesInFlight() threw " + Text.of(e));
+                    problems.add("the settler's batchesInFlight() threw " + SafeText.of(e));
                 }
                 if (inFlight < 1 || inFlight > MAX_BATCHES_IN_FLIGHT) {
                     problems.add("the settler's batchesInFlight() must be between 1 and " + MAX_BATCHES_IN_FLIGHT

@@ -29,11 +29,11 @@ public final class ApiScan {
     private ApiScan() {}
 
     /**
-     * The packages whose public API is scanned, each named by one of its classes: the library's two,
+     * The packages whose public API is scanned, each named by one of its classes: the library's three,
      * and the two it compiles without exporting (the report and the foils), held to the same rule.
      */
     public static final List<Class<?>> PACKAGES = List.of(dev.drain.queue.ShutdownQueue.class,
-            dev.drain.pool.WorkerPool.class, ApiScan.class, dev.drain.foils.ClosingQueue.class);
+            dev.drain.pool.WorkerPool.class, dev.drain.safe.SafeText.class, ApiScan.class, dev.drain.foils.ClosingQueue.class);
 
     /**
      * Scans the public API of some packages.

@@ -104,20 +104,6 @@ final class DeadLetters<K, V> {
 
     /** A failure's text for a dead letter: never throws, at most {@link #MAX_ERROR} characters, never half a character. */
     static String describe(ItemFailure<?> failure) {
-        String text;
-        try {
-            text = failure.cause().toString();
-        } catch (Throwable e) { // a cause's toString or getMessage is the user's code, and may throw anything
-            text = failure.cause().getClass().getName() + " (whose toString() threw " + e.getClass().getName() + ")";
-        }
-        text = "after " + failure.attempts() + " attempts: " + text;
-        if (text.length() <= MAX_ERROR) {
-            return text;
-        }
-        int end = MAX_ERROR - 1;
-        if (Character.isHighSurrogate(text.charAt(end - 1))) {
-            end--;
-        }
-        return text.substring(0, end) + "…";
+        return failure.describe(MAX_ERROR);
     }
 }

@@ -2,22 +2,24 @@ package dev.drain.kafka;
 
 import dev.drain.pool.Settlement;
 import dev.drain.pool.Settler;
+import dev.drain.safe.Uninterruptibly;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The source's settler ({@link KafkaSource#settler()}), called by the pool's settler thread: for
- * each batch it writes the dead letters ({@link DeadLetters}, KC-5), hands the batch to the poll
- * thread ({@link #handOver}), and waits for the commit that records it (KC-4).
+ * each batch it writes the dead letters ({@link DeadLetters}, KC-5) and hands the batch to the poll
+ * thread ({@link #handOver}); the batch is acknowledged by the commit that records it (KC-4).
  *
- * <p>The hand-over and the wait are apart: {@link #handOver} never blocks on the commit, and the
- * future of its request is completed by the poll thread (with no lock held) once the commit is
- * known, so a settler that keeps several batches in flight needs only {@code handOver}. Only the
- * blocking wait ({@link #awaitCommitted}) withdraws a batch the poll thread has not taken when its
- * thread is interrupted.
+ * <p>The pool calls {@link #submit}, which returns the commit's future without waiting, and keeps
+ * up to {@link #batchesInFlight()} batches waiting for their commits (decision 0053), so one commit
+ * carries every batch that arrived in its interval. The future is completed by the poll thread
+ * with no lock held. {@link #settle}, for a caller that wants to wait, waits for the commit, and
+ * withdraws a batch the poll thread has not taken when its thread is interrupted.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -26,10 +28,12 @@ final class GroupSettler<K, V> implements Settler<Delivery<K, V>> {
     private final Exchange<K, V> exchange;
     private final DeadLetters<K, V> deadLetters;
     private final String name;
+    private final int batchesInFlight;
 
     GroupSettler(Settings settings, Exchange<K, V> exchange, DeadLetters<K, V> deadLetters) {
         this.exchange = exchange;
         this.deadLetters = deadLetters;
+        this.batchesInFlight = settings.batchesInFlight();
         this.name = "the settler of the Kafka source of " + settings.topics() + " (group " + settings.group() + ")";
     }
 
@@ -37,6 +41,18 @@ final class GroupSettler<K, V> implements Settler<Delivery<K, V>> {
     public void settle(List<Settlement<Delivery<K, V>>> batch) throws Exception {
         deadLetters.write(batch);
         awaitCommitted(handOver(batch));
+    }
+
+    /** Writes the batch's dead letters, hands it over, and {@return the future of the commit that records it} */
+    @Override
+    public CompletionStage<?> submit(List<Settlement<Delivery<K, V>>> batch) throws Exception {
+        deadLetters.write(batch);
+        return handOver(batch).committed();
+    }
+
+    @Override
+    public int batchesInFlight() {
+        return batchesInFlight;
     }
 
     /**
@@ -69,9 +85,9 @@ final class GroupSettler<K, V> implements Settler<Delivery<K, V>> {
                 throw e; // not taken: nothing of it will be committed
             }
             // taken: its commit is under way, and its outcome must be known; the interrupt is kept
-            awaitUninterruptibly(committed);
-            Thread.currentThread().interrupt();
-            if (committed.isCompletedExceptionally()) {
+            boolean succeeded = Uninterruptibly.awaitDone(committed);
+            Thread.currentThread().interrupt(); // the interrupt that cut the first wait short
+            if (!succeeded) {
                 rethrow(committed.exceptionNow());
             }
         } catch (ExecutionException e) {
@@ -84,23 +100,6 @@ final class GroupSettler<K, V> implements Settler<Delivery<K, V>> {
             throw exception;
         }
         throw (Error) cause;
-    }
-
-    /** Waits until {@code done} completes, whatever interrupts the caller, and keeps the interrupt. */
-    private static void awaitUninterruptibly(CompletableFuture<@Nullable Void> done) {
-        boolean interrupted = false;
-        while (!done.isDone()) {
-            try {
-                done.get();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException e) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @Override

@@ -118,14 +118,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
 
     /**
      * The settler to give the pool ({@code WorkerPool.Builder.settler}): for each batch it writes the
-     * dead letters of the failures, hands the batch to the poll thread, and returns once the commit
-     * that records it has succeeded (KC-4, KC-5). Each batch waits for its commit, so the pool's
-     * {@code settleBatch} bounds the rate: at most {@code settleBatch} records per
-     * {@linkplain Builder#commitInterval commit interval}, or per commit round trip if that is
-     * longer. With the pool's default batch of 64 and the default interval that is 6,400 records a
-     * second (measured: about 6,160 at 512 workers and a handler that returns at once); give the
-     * pool a larger {@code settleBatch} for more (batches of 512 reached about 40,000, against a
-     * bound of 51,200).
+     * dead letters of the failures and hands the batch to the poll thread; the batch is settled once
+     * the commit that records it has succeeded (KC-4, KC-5). Up to
+     * {@linkplain Builder#batchesInFlight batchesInFlight} batches wait for their commits at once,
+     * so a commit carries every batch that arrived in its interval, and the pool's
+     * {@code settleBatch} does not cap the rate.
      *
      * @return this source's settler (always the same one)
      */
@@ -203,7 +200,8 @@ public final class KafkaSource<K, V> implements AutoCloseable {
             resources.leaveToThePollThread(); // from a deserializer: the poll thread ends, and closes the rest, when it returns
             return;
         }
-        boolean interrupted = poll.awaitEnd();
+        poll.awaitEnd();
+        boolean interrupted = Thread.interrupted(); // kept for the caller: the producer and the deserializers close without it
         try {
             resources.closeOnce();
         } finally {
@@ -234,6 +232,7 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         Duration deadLetterTimeout = Duration.ofSeconds(30);
         Duration closeTimeout = Duration.ofSeconds(30);
         Duration commitInterval = Duration.ofMillis(10);
+        int batchesInFlight = 32;
 
         private Builder(Map<String, ?> consumerConfig, Deserializer<K> keys, Deserializer<V> values) {
             this.consumerConfig = new HashMap<>(Objects.requireNonNull(consumerConfig, "consumerConfig"));
@@ -351,17 +350,11 @@ public final class KafkaSource<K, V> implements AutoCloseable {
         /**
          * The shortest time between two commits (KC-4): a batch handed over sooner waits for it, and
          * the settlements that come meanwhile wait in the pool for the next batch, so that at a low
-         * rate a commit carries more than a few records. A settled batch still returns only once it
-         * is committed; the interval only delays that. Zero commits each batch at once.
+         * rate a commit carries more than a few records. A batch is still settled only once it is
+         * committed; the interval only delays that. Zero commits each batch at once.
          *
-         * <p>The interval also bounds the rate: the pool's settler waits for each batch's commit,
-         * so at most {@code settleBatch} settlements are committed per interval (6,400 a second
-         * with the pool's default batch of 64 and this default interval; see
-         * {@link KafkaSource#settler()}). A longer interval makes fewer commits and costs less CPU
-         * (with one worker and a 1 ms handler, 100 ms gave about 3 % more records a second with
-         * batches of 512, decision 0049), but only while {@code settleBatch} holds more than the
-         * records of one interval, with room to spare; below that it caps the run, and each batch
-         * is acknowledged later.
+         * <p>A longer interval makes fewer commits and costs less CPU, and acknowledges each batch
+         * later; the rate it allows is {@link #batchesInFlight} batches per interval.
          *
          * @param interval zero to a second (10 ms by default)
          * @return this builder
@@ -371,6 +364,25 @@ public final class KafkaSource<K, V> implements AutoCloseable {
                 throw new IllegalArgumentException("a commit interval is zero to a second, not " + interval);
             }
             this.commitInterval = interval;
+            return this;
+        }
+
+        /**
+         * How many of the pool's settlement batches may wait for their commit at once (KC-4,
+         * {@code Settler.batchesInFlight}): the next batch is handed to the poll thread while
+         * earlier ones wait, so one commit carries every batch that arrived in its interval. The
+         * pool's workers wait while {@code (3 + batchesInFlight) × settleBatch} settlements are not
+         * yet committed. With 1, each batch waits for its own commit before the next is handed over,
+         * and at most {@code settleBatch} settlements are committed per interval.
+         *
+         * @param batches 1 to 1,000 (32 by default)
+         * @return this builder
+         */
+        public Builder<K, V> batchesInFlight(int batches) {
+            if (batches < 1 || batches > 1_000) {
+                throw new IllegalArgumentException("batchesInFlight is 1 to 1,000, not " + batches);
+            }
+            this.batchesInFlight = batches;
             return this;
         }
 

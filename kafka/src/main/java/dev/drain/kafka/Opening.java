@@ -79,7 +79,7 @@ final class Opening {
         Duration commitTimeout = Duration.ofMillis(ms == null ? 60_000 : Long.parseLong(String.valueOf(ms)));
         return new Settings(String.valueOf(b.consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG)), List.copyOf(b.topics),
                 b.deadLetterSuffix, b.buffer, b.metadataBudget, b.idleEnd, b.deadLetterTimeout, b.closeTimeout, b.commitInterval,
-                commitTimeout);
+                commitTimeout, b.batchesInFlight);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.drain.kafka;
 
+import dev.drain.safe.Fatal;
+import dev.drain.safe.Uninterruptibly;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -178,7 +180,7 @@ final class PollLoop<K, V> {
             // a deserializer is the user's code: whatever it throws, a stack it overflows on a deeply
             // nested record included, makes that one record unreadable; the JVM's own trouble (out of
             // memory, an internal error) fails the source (KC-3)
-            if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+            if (Fatal.isBeyondTheCall(e)) {
                 throw e;
             }
             unreadable = new UnreadableRecord("the record " + partition + "@" + record.offset() + " could not be deserialized: "
@@ -288,45 +290,21 @@ final class PollLoop<K, V> {
      * bound it is interrupted, and joined for another {@code closeTimeout}. The caller's interrupts
      * do not cut the joins short.
      *
-     * @return whether the caller was interrupted meanwhile: it restores its interrupt once it has
-     *     closed the rest
-     * @throws IllegalStateException if the thread did not end even so (the caller's interrupt is
-     *     then restored)
+     * An interrupt that comes meanwhile is set again on return (a poll thread left running would
+     * outlive the source).
+     *
+     * @throws IllegalStateException if the thread did not end even so
      */
-    boolean awaitEnd() {
+    void awaitEnd() {
         Duration closeTimeout = settings.closeTimeout();
-        long bound = closeTimeout.plus(settings.commitTimeout().multipliedBy(2)).toNanos();
-        boolean interrupted = join(bound);
-        if (thread.isAlive()) {
+        Duration bound = closeTimeout.plus(settings.commitTimeout().multipliedBy(2));
+        if (!Uninterruptibly.join(thread, bound)) {
             thread.interrupt();
-            interrupted |= join(closeTimeout.toNanos());
-        }
-        if (thread.isAlive()) {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            throw new IllegalStateException("the poll thread of the Kafka source of " + settings.topics() + " did not end within "
-                    + Duration.ofNanos(bound).plus(closeTimeout) + ", even interrupted: " + stackOf(thread));
-        }
-        return interrupted;
-    }
-
-    /** Joins the poll thread for at most {@code nanos}, whatever interrupts the caller; {@return whether it was interrupted} */
-    private boolean join(long nanos) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + nanos;
-        while (thread.isAlive()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
-            try {
-                thread.join(Duration.ofNanos(left));
-            } catch (InterruptedException e) {
-                interrupted = true; // keep waiting: a poll thread left running would outlive the source
+            if (!Uninterruptibly.join(thread, closeTimeout)) {
+                throw new IllegalStateException("the poll thread of the Kafka source of " + settings.topics()
+                        + " did not end within " + bound.plus(closeTimeout) + ", even interrupted: " + stackOf(thread));
             }
         }
-        return interrupted;
     }
 
     private static String stackOf(Thread thread) {

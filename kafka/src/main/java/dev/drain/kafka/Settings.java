@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param closeTimeout how long the consumer may take to leave its group, and the producer to finish
  * @param commitInterval the shortest time between two commits (KC-4)
  * @param commitTimeout the consumer's {@code default.api.timeout.ms}: how long one commit may take
+ * @param batchesInFlight how many of the pool's settlement batches may wait for their commit at once (KC-4)
  */
 record Settings(String group, List<String> topics, String deadLetterSuffix, int buffer, int metadataBudget,
         @Nullable Duration idleEnd, Duration deadLetterTimeout, Duration closeTimeout, Duration commitInterval,
-        Duration commitTimeout) {}
+        Duration commitTimeout, int batchesInFlight) {}

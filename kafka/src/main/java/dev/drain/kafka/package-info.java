@@ -20,8 +20,9 @@ import org.jspecify.annotations.NullMarked;
  *   Exchange      what the poll thread shares with the stream's reader, the settler thread and any
  *                 closer: the buffer, the batches handed over, the stream's and the source's phase.
  *   Records       the stream's iterator, on the pool's producer: a client of the exchange's lock.
- *   GroupSettler  the settler, on the pool's settler thread: it writes the DeadLetters, hands each
- *                 batch over as a Request (whose future the poll thread completes), and waits.
+ *   GroupSettler  the settler, on the pool's settler thread: it writes the DeadLetters and hands
+ *                 each batch over as a Request, whose future the poll thread completes at the
+ *                 commit; the pool keeps up to batchesInFlight of them waiting (decision 0053).
  *   Resources     the producer and the deserializers, closed once the poll thread has ended.
  *   Opening       Builder.open(), on the caller's thread.
  *
@@ -34,5 +35,6 @@ import org.jspecify.annotations.NullMarked;
  *      is KafkaConsumer.wakeup() (decision 0047), which takes only the consumer's own lock, one the
  *      poll thread never holds while it waits for this one.
  * A Request's state is a compare-and-set, not a lock, and its future is completed with no lock
- * held, so whatever runs on its completion runs outside both.
+ * held, so whatever runs on its completion (the pool's answer to its settler thread, which takes
+ * only the pool's own hand-off lock) runs outside both.
  */

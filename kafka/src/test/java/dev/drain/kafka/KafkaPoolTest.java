@@ -85,6 +85,36 @@ class KafkaPoolTest {
         broker.committed(group, topic).forEach((partition, offset) -> assertThat(offset.offset()).as("%s", partition).isEqualTo(1_500));
     }
 
+    /**
+     * KC-4: batches wait for their commits together: with one-settlement batches and a long commit
+     * interval, a run of 20 records is committed in fewer commits than batches, and still exactly
+     * to each partition's end; with one batch in flight, each batch is a commit of its own.
+     */
+    @Test
+    void batchesInFlightShareACommit(Broker broker) {
+        String topic = broker.freshTopic("in-flight", 2);
+        broker.produce(topic, 2, 10);
+        for (int inFlight : new int[] {32, 1}) {
+            String group = Broker.freshGroup("in-flight-" + inFlight);
+            long commits;
+            try (KafkaSource<String, String> source = source(broker, group, topic).commitInterval(Duration.ofMillis(200))
+                    .batchesInFlight(inFlight).endWhenIdle(Duration.ofSeconds(1)).open()) {
+                WorkerPool<Delivery<String, String>, String> pool = WorkerPool.<Delivery<String, String>, String>builder(
+                        KafkaPoolTest::value).workers(4).queueSize(8).settleBatch(1).settler(source.settler()).build();
+                assertThat(Recorded.runToTheEnd(pool, source, r -> {})).isInstanceOf(RunOutcome.Completed.class);
+                commits = source.commits();
+            }
+            if (inFlight == 1) {
+                assertThat(commits).as("one batch in flight: a commit per batch").isEqualTo(20);
+            } else {
+                assertThat(commits).as("%d batches in flight: commits for 20 batches", inFlight).isLessThan(20);
+            }
+            broker.committed(group, topic).forEach((partition, offset) ->
+                    assertThat(offset.offset()).as("%s", partition).isEqualTo(10));
+        }
+        assertThat(Broker.noSourceThreads()).isTrue();
+    }
+
     /** KC-9: after a graceful stop, each partition's watermark is its first record the pool did not pull, and the next source gets exactly the rest. */
     @Test
     void aGracefulStopCommitsEachPartitionToItsFirstUnpulledRecord(Broker broker) {
