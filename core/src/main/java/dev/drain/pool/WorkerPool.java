@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * run, build another pool from the same {@link Builder} (decision 0029).
  *
  * <h2>What it guarantees</h2>
- * The ten points of {@code specs/worker-pool.md} (WP-1 … WP-10), in short:
+ * The clauses of {@code specs/worker-pool.md}, in short: first the ten points of the contract
+ * (WP-1 … WP-10),
  * <ol>
  *   <li>Bounded intake: the source is never more than {@code queueSize + workers + 1} items ahead
  *       of finished work.</li>
@@ -39,6 +40,27 @@ import org.jspecify.annotations.Nullable;
  *   <li>Context isolation: each attempt sees its own {@link ItemContext}, through a
  *       {@link ScopedValue}, and nothing another attempt sets.</li>
  *   <li>No leaks: when the run has ended, every thread it started has finished.</li>
+ * </ol>
+ * then what they take for granted (WP-11 … WP-22):
+ * <ol start="11">
+ *   <li>The types say what they mean: no raw type and no bare {@code Object} in a public
+ *       signature.</li>
+ *   <li>{@link #abort()}, the emergency path: queued items dropped and named, attempts cancelled
+ *       at once.</li>
+ *   <li>Abandon: {@link Results#close()} before the end ends the run as an abort does.</li>
+ *   <li>An interrupted consumer abandons the run and gets a
+ *       {@link java.util.concurrent.CancellationException}.</li>
+ *   <li>Observability: the sink's {@link MetricsEvent}s, JDK Flight Recorder events, live
+ *       {@link PoolStats}.</li>
+ *   <li>Every setting checked at {@link Builder#build()}; the source closed once; a pool runs
+ *       once.</li>
+ *   <li>The caller owns the run: only the thread that called {@code run()} iterates and closes.</li>
+ *   <li>Every callback may throw anything, and the pool still ends with every fate known.</li>
+ *   <li>One lifecycle: every transition is a method of one state machine, each idempotent.</li>
+ *   <li>A forgotten {@code close()} never hangs: the run ends itself, abandoned, and says so.</li>
+ *   <li>At most {@code workers} handlers run at any moment.</li>
+ *   <li>Every fate is settled with the store, once, through the {@linkplain Builder#settler
+ *       settler}.</li>
  * </ol>
  *
  * <h2>How it runs</h2>
@@ -259,10 +281,9 @@ public final class WorkerPool<T, R> {
      */
     public static final class Builder<T, R> {
         /**
-         * The most workers a pool may have. A run of 100,000 workers starts and ends in a few
-         * seconds on a default heap; measured here, it used about 0.6 GB of heap with the queue
-         * intake and about 1.1 GB with the sentinel intake (one stop marker per worker), so a
-         * small heap ({@code -Xmx256m}) needs fewer workers.
+         * The most workers a pool may have. Each worker costs a virtual thread and a watch for the
+         * whole run (and, with the sentinel intake, a stop marker), so a small heap needs fewer
+         * workers; {@code benchmarks/results/heavy-runs.md} has what this many took.
          */
         public static final int MAX_WORKERS = 100_000;
 

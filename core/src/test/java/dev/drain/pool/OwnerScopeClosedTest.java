@@ -157,6 +157,37 @@ class OwnerScopeClosedTest {
     }
 
     /**
+     * WP-20: a scope the owner opens inside a ScopedValue binding made after run(), and leaves
+     * open, is closed by force when the binding ends (which throws StructureViolationException at
+     * the owner), and that close is not the run's: the run goes on, and every result comes. The
+     * forced close is held open for five of the watchdog's looks at the owner.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    @SuppressWarnings("preview") // StructuredTaskScope and StructureViolationException are preview APIs in JDK 25
+    void anUnrelatedScopesForcedCloseLeavesTheRunAlone(ThreadKind kind) {
+        ScopedValue<String> key = ScopedValue.newInstance();
+        WorkerPool<Integer, String> pool = pool("unrelated-" + kind);
+        List<String> results = Objects.requireNonNull(spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> run = pool.run(CountingSource.of(120))) {
+                java.util.ArrayList<String> got = new java.util.ArrayList<>(List.of(run.next()));
+                assertThatThrownBy(() -> ScopedValue.where(key, "x").run(() -> {
+                    var inner = java.util.concurrent.StructuredTaskScope.open();
+                    // a window, not a synchronization: the watchdog looks every OWNER_CHECK_MILLIS
+                    inner.fork(() -> new java.util.concurrent.CountDownLatch(1).await(
+                            5 * Watchdog.OWNER_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS));
+                })).isInstanceOf(java.util.concurrent.StructureViolationException.class);
+                got.addAll(drain(run));
+                assertThat(assertLedgerExact(run)).isInstanceOf(RunOutcome.Completed.class);
+                return got;
+            }
+        }).value());
+        assertThat(results).hasSize(120);
+        assertThat(warnings.messages()).as("no run was abandoned").isEmpty();
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-12: abort() from another thread frees a run whose consumer reads nothing: every thread of
      * the run ends without it, and the results produced are still there for it, then PoolAborted.
      */

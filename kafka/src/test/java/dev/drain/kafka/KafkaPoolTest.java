@@ -88,7 +88,7 @@ class KafkaPoolTest {
     /**
      * KC-4: batches wait for their commits together: with one-settlement batches and a long commit
      * interval, a run of 20 records is committed in fewer commits than batches, and still exactly
-     * to each partition's end; with one batch in flight, each batch is a commit of its own.
+     * to each partition's end; with one batch in flight, no commit carries two batches.
      */
     @Test
     void batchesInFlightShareACommit(Broker broker) {
@@ -105,7 +105,7 @@ class KafkaPoolTest {
                 commits = source.commits();
             }
             if (inFlight == 1) {
-                assertThat(commits).as("one batch in flight: a commit per batch").isEqualTo(20);
+                assertThat(commits).as("one batch in flight: a commit per batch, at least").isGreaterThanOrEqualTo(20);
             } else {
                 assertThat(commits).as("%d batches in flight: commits for 20 batches", inFlight).isLessThan(20);
             }
@@ -255,7 +255,7 @@ class KafkaPoolTest {
                     try {
                         results.forEachRemaining(v -> {});
                     } catch (RuntimeException failed) {
-                        assertThat(run).as("only the first run fails").isZero();
+                        assertThat(run).as("only the first run fails, not with %s", failed).isZero();
                     }
                 }
             }
