@@ -177,7 +177,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private void finish(boolean threadsStarted) {
         try {
             closeSource(); // if the producer never ran
-            discard(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
+            ledger.discarded(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
             lifecycle.seal();
             settling.finish(threadsStarted);
             if (threadsStarted) {
@@ -202,7 +202,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         try {
             T held = pullUntilStopped();
             if (held != null) {
-                discard(List.of(held)); // pulled, and the run was cancelled before it reached the intake
+                ledger.discarded(List.of(held)); // pulled, and the run was cancelled before it reached the intake
             }
         } catch (Throwable e) {
             lifecycle.crashed(e);
@@ -280,7 +280,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         try {
             for (T item = take(); item != null; item = take()) {
                 if (lifecycle.isCancelling()) {
-                    discard(List.of(item)); // taken after an abort: the sentinel intake's race
+                    ledger.discarded(List.of(item)); // taken after an abort: the sentinel intake's race
                 } else {
                     ledger.taken();
                     handle(item, worker);
@@ -361,10 +361,6 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                 // woken: the consumer may still read it, so keep it, and look at the phase again
             }
         }
-    }
-
-    private void discard(List<T> items) {
-        ledger.discarded(items);
     }
 
     /** What the watchdog records: never waits, never builds text on the watchdog. */
