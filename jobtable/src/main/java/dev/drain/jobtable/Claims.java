@@ -140,7 +140,7 @@ final class Claims implements Iterator<Job> {
 
     /**
      * Runs {@code work} on this stream's platform thread and waits for it to end, interrupted or
-     * not; the caller's interrupt is kept. {@return what the work returned}
+     * not; the caller's interrupt is kept. Returns what the work returned.
      */
     @GuardedBy("lock")
     private <T extends @Nullable Object> T shielded(Callable<T> work) {
@@ -244,7 +244,7 @@ final class Claims implements Iterator<Job> {
         }
     }
 
-    /** Closes the connection, if there is one; on the statements' thread. {@return that thread, which close joins} */
+    /** Closes the connection, if there is one; on the statements' thread. Returns that thread, which close joins. */
     private Thread disconnect() {
         Store.closeQuietly(connection, null);
         connection = null;
