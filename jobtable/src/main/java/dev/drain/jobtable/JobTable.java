@@ -1,42 +1,25 @@
 package dev.drain.jobtable;
 
-import dev.drain.pool.ItemFailure;
-import dev.drain.pool.Settlement;
 import dev.drain.pool.Settler;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A table of jobs that a worker pool drains durably (spec {@code specs/job-table.md}): the pool
@@ -73,44 +56,66 @@ import org.jspecify.annotations.Nullable;
  * settler use a connection of their own, taken from the data source when first needed and kept.
  */
 public final class JobTable implements AutoCloseable {
+    /*
+     * Implementation notes.
+     *
+     * The table is split by the thread that owns each piece of state; each class says the rest.
+     *   Store             immutable, every thread: the data source, the dialect, the statements,
+     *                     and opening the table (JT-1).
+     *   Terms             immutable, every thread: the owner, the lease, the claim's size, the
+     *                     leases a row may lose.
+     *   Claims            one per stream: its rows in hand under its lock (the pool's producer, or
+     *                     the thread that closes it); its connection on the stream's statements
+     *                     thread (JT-2, JT-3, JT-6).
+     *   TableSettler      the pool's settler thread: its connection, under its lock (JT-5, JT-7).
+     *   SettlementWriter  the fenced transaction that the settler and a stream's releases write
+     *                     with, on their own connections, and the count of stale writes (atomic).
+     *   Renewal           the renewer thread (JT-4): started and stopped under its lock; its
+     *                     connection is its own.
+     *   HeldClaims        the claims held (a concurrent set): a claim adds, a write removes, the
+     *                     renewer reads.
+     *   JobTable          this class: closed (volatile) and the open streams (a concurrent set),
+     *                     for any thread; enqueue and counts run on the caller's own connection.
+     * Two policies that the core will hold, each kept once here: FailureText (a dead letter's text)
+     * and Uninterruptibly (wait, keep the interrupt, finish the wait).
+     *
+     * Lock order. The locks are a stream's Claims.lock, Renewal.lock, TableSettler.lock and the
+     * database's row locks; the concurrent sets and atomics take none that a caller waits for.
+     *   1. Claims.lock (one per stream). Its holder waits for the stream's statements thread, so
+     *      what that thread takes comes after it: the row locks of a claim or a release, and, after
+     *      a claim that took rows,
+     *   2. Renewal.lock, last: nothing is taken or waited for while it is held (the renewer waits
+     *      on its condition, which releases it; stop joins the renewer after releasing it).
+     *   TableSettler.lock is taken alone: its holder takes no other lock of the table, and waits
+     *   only for the database (a connection, row locks). close() takes each stream's lock, then
+     *   the renewal's, then the settler's, one at a time and never two at once.
+     *   Row locks: every transaction locks rows in id order (a claim, SKIP LOCKED; a batch of
+     *   settlements or releases, sorted by id), and the renewal holds no Java lock and skips the
+     *   rows another transaction has locked, so it never waits for a writer (JT-4, JT-7).
+     */
+
     /** A table's name: a plain SQL identifier, so that it can be written into statements as is. */
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,40}");
     /** The longest failure text a dead letter keeps. */
     static final int MAX_ERROR = 2_000;
 
-    private final DataSource dataSource;
-    private final Dialect dialect;
-    private final String table;
-    private final String owner;
-    private final Duration lease;
-    private final int claimBatch;
-    private final int maxLostLeases;
-    private final int queryTimeoutSeconds;
-    private final Sql sql;
-    private final AtomicLong staleWrites = new AtomicLong();
-    /**
-     * The claims this table holds and has not settled or released: the only rows it renews (JT-4).
-     * A claim whose settlement failed leaves it, so that its lease runs out.
-     */
-    private final Set<Job> held = ConcurrentHashMap.newKeySet();
-    /** The streams of claims not yet closed; closed by {@link #close()}. */
-    private final Set<Claims> streams = ConcurrentHashMap.newKeySet();
-    /** Set by {@link #close()}. */
-    private volatile boolean closed;
-    private final TableSettler settler = new TableSettler();
+    private final Store store;
+    private final Terms terms;
+    private final HeldClaims held = new HeldClaims();
+    private final SettlementWriter writer;
+    private final TableSettler settler;
     private final Renewal renewal;
+    /** The streams of claims not yet closed: added to by claims(), removed by a stream's close, closed by close(). */
+    private final Set<Claims> streams = ConcurrentHashMap.newKeySet();
+    /** Set once, by close() on any thread; read by claims() and by the settler on the pool's settler thread. */
+    private volatile boolean closed;
 
-    private JobTable(Builder builder, Dialect dialect) {
-        this.dataSource = builder.dataSource;
-        this.dialect = dialect;
-        this.table = builder.table;
-        this.owner = builder.ownerPrefix + "-" + UUID.randomUUID();
-        this.lease = builder.lease;
-        this.claimBatch = builder.claimBatch;
-        this.maxLostLeases = builder.maxLostLeases;
-        this.queryTimeoutSeconds = (int) Math.max(1, builder.queryTimeout.toSeconds());
-        this.sql = new Sql(table, dialect.nowMillis, dialect.firstUnlocked);
-        this.renewal = new Renewal();
+    private JobTable(Store store, Terms terms) {
+        this.store = store;
+        this.terms = terms;
+        this.writer = new SettlementWriter(store, terms.owner(), held);
+        this.settler = new TableSettler(store, writer, held, () -> closed, terms.owner());
+        this.renewal = new Renewal(store, terms, held);
     }
 
     /**
@@ -126,12 +131,12 @@ public final class JobTable implements AutoCloseable {
 
     /** {@return this table's owner: a name of its own, written into the rows it claims} */
     public String owner() {
-        return owner;
+        return terms.owner();
     }
 
     /** {@return the dialect of the table's database} */
     public Dialect dialect() {
-        return dialect;
+        return store.dialect;
     }
 
     /**
@@ -141,9 +146,9 @@ public final class JobTable implements AutoCloseable {
      * @throws SQLException if the database did not take them (then it took none)
      */
     public void enqueue(List<String> payloads) throws SQLException {
-        try (Connection c = connect()) {
+        try (Connection c = store.connect()) {
             c.setAutoCommit(false);
-            try (PreparedStatement insert = prepare(c, sql.insert)) {
+            try (PreparedStatement insert = store.prepare(c, store.sql.insert)) {
                 for (String payload : payloads) {
                     insert.setString(1, Objects.requireNonNull(payload, "payload"));
                     insert.addBatch();
@@ -151,7 +156,7 @@ public final class JobTable implements AutoCloseable {
                 insert.executeBatch();
                 c.commit();
             } catch (SQLException | RuntimeException e) {
-                rollback(c, e);
+                Store.rollback(c, e);
                 throw e;
             }
         }
@@ -169,7 +174,11 @@ public final class JobTable implements AutoCloseable {
      * @throws IllegalStateException if this table is closed
      */
     public Stream<Job> claims() {
-        Claims claims = new Claims();
+        if (closed) {
+            throw new IllegalStateException("the job table " + store.table + " is closed");
+        }
+        Claims claims = new Claims(store, terms, held, renewal, writer, streams::remove);
+        streams.add(claims);
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(claims, Spliterator.ORDERED | Spliterator.NONNULL), false)
                 .onClose(claims::close);
     }
@@ -186,7 +195,7 @@ public final class JobTable implements AutoCloseable {
 
     /** {@return how many settlements matched no row, because the row had been claimed again or settled (JT-5)} */
     public long staleWrites() {
-        return staleWrites.get();
+        return writer.staleWrites();
     }
 
     /**
@@ -200,7 +209,7 @@ public final class JobTable implements AutoCloseable {
         for (JobState state : JobState.values()) {
             counts.put(state, 0L);
         }
-        try (Connection c = connect(); PreparedStatement p = prepare(c, sql.counts); ResultSet rows = p.executeQuery()) {
+        try (Connection c = store.connect(); PreparedStatement p = store.prepare(c, store.sql.counts); ResultSet rows = p.executeQuery()) {
             while (rows.next()) {
                 counts.put(JobState.valueOf(rows.getString(1).toUpperCase(Locale.ROOT)), rows.getLong(2));
             }
@@ -229,582 +238,14 @@ public final class JobTable implements AutoCloseable {
         renewal.stop();
     }
 
-    private Connection connect() throws SQLException {
-        Connection c = dataSource.getConnection();
-        if (c == null) {
-            throw new SQLException("the data source gave no connection");
-        }
-        return c;
+    /** {@return how many lease renewals have failed (the database was unreachable), for tests} */
+    long renewalFailures() {
+        return renewal.failures();
     }
 
-    private PreparedStatement prepare(Connection c, String statement) throws SQLException {
-        PreparedStatement p = c.prepareStatement(statement);
-        p.setQueryTimeout(queryTimeoutSeconds);
-        return p;
-    }
-
-    private static void rollback(Connection c, Throwable cause) {
-        try {
-            c.rollback();
-        } catch (SQLException | RuntimeException e) {
-            cause.addSuppressed(e);
-        }
-    }
-
-    private static void closeQuietly(@Nullable Connection c, @Nullable Throwable cause) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (SQLException | RuntimeException e) {
-            if (cause != null) {
-                cause.addSuppressed(e);
-            }
-        }
-    }
-
-    /** Waits for {@code t} to end, if there is one, whatever interrupts the caller; keeps the caller's interrupt. */
-    private static void joinUninterruptibly(@Nullable Thread t) {
-        if (t == null || t == Thread.currentThread()) {
-            return;
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                t.join(); // its task has ended: it only has to leave the executor's loop
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** A failure's text for a dead letter: never throws, at most {@link #MAX_ERROR} characters. */
-    static String describe(ItemFailure<?> failure) {
-        String text;
-        try {
-            text = failure.cause().toString();
-        } catch (Throwable e) { // a cause's toString or getMessage is the user's code, and may throw anything
-            text = failure.cause().getClass().getName() + " (whose toString() threw " + e.getClass().getName() + ")";
-        }
-        text = ("after " + failure.attempts() + " attempts: " + text).replace('\u0000', '\ufffd'); // Postgres text holds no NUL
-        if (text.length() <= MAX_ERROR) {
-            return text;
-        }
-        int end = MAX_ERROR - 1;
-        if (Character.isHighSurrogate(text.charAt(end - 1))) {
-            end--; // never half a character
-        }
-        return text.substring(0, end) + "…";
-    }
-
-    /**
-     * One stream of claims: the rows it has claimed and not yet handed out, and its connection.
-     * Its methods are called by the pool's producer, and {@link #close} by whichever thread closes
-     * the source; the lock keeps them apart.
-     *
-     * <p>Every statement runs on a platform thread of the stream's own ({@link #shielded}), never on
-     * the caller's: the pool interrupts its producer to stop it, and an interrupt closes a virtual
-     * thread's socket (and an H2 file) mid-statement, after which nobody knows whether a claim was
-     * committed, and a release cannot be written at all. The caller waits for the statement
-     * whatever interrupts it (at most the statement timeout), then keeps its interrupt.
-     */
-    private final class Claims implements Iterator<Job> {
-        private final ReentrantLock lock = new ReentrantLock();
-        /** Runs this stream's statements; created by the first, closed by close; guarded by lock. */
-        private @Nullable ExecutorService statements;
-        /** The one thread of {@link #statements}, which close joins; guarded by lock. */
-        private @Nullable Thread statementsThread;
-        /** Claimed, not yet pulled; guarded by lock. */
-        private final ArrayDeque<Job> unpulled = new ArrayDeque<>();
-        /**
-         * Open once the first claim ran, null after close; guarded by lock, and used only on the
-         * statements' thread while the lock's holder waits for it.
-         */
-        private @Nullable Connection connection;
-        /** A claim found nothing, or the stream was closed; guarded by lock. */
-        private boolean exhausted;
-        /** The last claim dead-lettered rows and took none; guarded by lock (set on the statements' thread). */
-        private boolean buriedOnly;
-
-        Claims() {
-            if (closed) {
-                throw new IllegalStateException("the job table " + table + " is closed");
-            }
-            streams.add(this);
-        }
-
-        @Override
-        public boolean hasNext() {
-            lock.lock();
-            try {
-                // A claim that only dead-lettered rows (JT-3) found claimable rows: claim again.
-                while (unpulled.isEmpty() && !exhausted) {
-                    buriedOnly = false;
-                    shielded(this::claim);
-                    exhausted = unpulled.isEmpty() && !buriedOnly;
-                }
-                return !unpulled.isEmpty();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public Job next() {
-            lock.lock();
-            try {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                return unpulled.removeFirst();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /**
-         * Runs {@code work} on this stream's platform thread and waits for it to end, interrupted
-         * or not; the caller's interrupt is kept. Called with the lock held.
-         */
-        private void shielded(Runnable work) {
-            if (statements == null) {
-                ThreadFactory named = Thread.ofPlatform().daemon().name("drain-jobtable-claims-" + table).factory();
-                statements = Executors.newSingleThreadExecutor(task -> {
-                    Thread t = named.newThread(task);
-                    statementsThread = t; // on the lock holder's thread: the executor starts it from submit
-                    return t;
-                });
-            }
-            Future<?> done = statements.submit(work);
-            boolean interrupted = false;
-            try {
-                while (true) {
-                    try {
-                        done.get();
-                        return;
-                    } catch (InterruptedException e) {
-                        interrupted = true; // the statement is under way: its outcome must be known
-                    } catch (ExecutionException e) {
-                        Throwable cause = Objects.requireNonNull(e.getCause(), "a statement failed without a cause");
-                        if (cause instanceof RuntimeException r) {
-                            throw r;
-                        }
-                        if (cause instanceof Error error) {
-                            throw error;
-                        }
-                        throw new JobTableException("a statement of " + table + " failed: " + cause, cause);
-                    }
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        /** Claims the next batch into unpulled (JT-2, JT-3), in one transaction; on the statements' thread. */
-        private void claim() {
-            Connection c = null;
-            try {
-                if (connection == null) {
-                    connection = connect();
-                    connection.setAutoCommit(false);
-                }
-                c = connection;
-                List<Job> claimed = new ArrayList<>();
-                boolean buried = false;
-                try (PreparedStatement select = prepare(c, sql.claimable);
-                        PreparedStatement take = prepare(c, sql.take);
-                        PreparedStatement bury = prepare(c, sql.buryLost)) {
-                    select.setInt(1, claimBatch);
-                    try (ResultSet rows = select.executeQuery()) {
-                        while (rows.next()) {
-                            long id = rows.getLong(1);
-                            String payload = rows.getString(2);
-                            boolean expired = rows.getString(3).equals("running");
-                            int claim = rows.getInt(4) + 1;
-                            int lost = rows.getInt(5) + (expired ? 1 : 0);
-                            if (expired && lost >= maxLostLeases) {
-                                bury.setInt(1, lost);
-                                bury.setString(2, "lost " + lost + " leases: its claimants died or lost the database"
-                                        + " before settling it, " + lost + " times");
-                                bury.setLong(3, id);
-                                bury.addBatch();
-                                buried = true;
-                            } else {
-                                take.setString(1, owner);
-                                take.setInt(2, claim);
-                                take.setInt(3, lost);
-                                take.setLong(4, lease.toMillis());
-                                take.setLong(5, id);
-                                take.addBatch();
-                                claimed.add(new Job(id, payload, claim));
-                            }
-                        }
-                    }
-                    if (!claimed.isEmpty()) {
-                        take.executeBatch();
-                    }
-                    if (buried) {
-                        bury.executeBatch();
-                    }
-                }
-                c.commit();
-                JobTable.this.held.addAll(claimed);
-                if (!claimed.isEmpty()) {
-                    renewal.start();
-                }
-                unpulled.addAll(claimed);
-                buriedOnly = claimed.isEmpty() && buried;
-            } catch (SQLException | RuntimeException e) {
-                if (c != null) {
-                    rollback(c, e);
-                }
-                closeQuietly(connection, e); // a broken connection is not used again
-                connection = null;
-                throw new JobTableException("could not claim jobs from " + table + ": " + e.getMessage(), e);
-            }
-        }
-
-        /** Releases what was claimed and not pulled (JT-6), then closes the connection. Idempotent. */
-        void close() {
-            lock.lock();
-            try {
-                exhausted = true;
-                streams.remove(this);
-                if (!unpulled.isEmpty()) {
-                    List<Settlement<Job>> releases = new ArrayList<>(unpulled.size());
-                    for (Job job : unpulled) {
-                        releases.add(new Settlement.Released<>(job, Settlement.Why.DISCARDED));
-                    }
-                    unpulled.clear();
-                    shielded(() -> release(releases));
-                }
-            } finally {
-                try {
-                    if (statements != null) {
-                        shielded(() -> closeQuietly(connection, null));
-                        statements.close(); // waits for its task to end, not for its thread to die
-                        statements = null;
-                        joinUninterruptibly(statementsThread); // so that no thread outlives close()
-                        statementsThread = null;
-                    }
-                    connection = null;
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-
-        /** Writes the releases of {@link #close}; on the statements' thread. */
-        private void release(List<Settlement<Job>> releases) {
-            try {
-                if (connection == null) {
-                    connection = connect();
-                    connection.setAutoCommit(false);
-                }
-                write(connection, releases);
-            } catch (SQLException | RuntimeException e) {
-                throw new JobTableException("could not release " + releases.size() + " claimed jobs of " + table
-                        + " that the pool did not pull (their leases will expire): " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /**
-     * Writes settlements in one transaction on {@code c} (JT-5, JT-7), counting those that matched
-     * no row; rolls back and throws if any write fails.
-     */
-    private void write(Connection c, List<Settlement<Job>> unordered) throws SQLException {
-        // One statement for every kind, its rows in id order: the order in which the claims lock
-        // rows, so that two writers of the same rows (a late claimant's and the new one's) wait
-        // for each other instead of deadlocking. The renewal never waits: it skips locked rows.
-        List<Settlement<Job>> batch = new ArrayList<>(unordered);
-        batch.sort(Comparator.comparingLong(settlement -> settlement.item().id()));
-        try (PreparedStatement settle = prepare(c, sql.settle)) {
-            for (Settlement<Job> settlement : batch) {
-                Job job = settlement.item();
-                switch (settlement) {
-                    case Settlement.Succeeded<Job> _ -> {
-                        settle.setString(1, "done");
-                        settle.setNull(2, java.sql.Types.VARCHAR);
-                        settle.setBoolean(3, true);
-                    }
-                    case Settlement.Failed<Job> failed -> {
-                        settle.setString(1, "dead");
-                        settle.setString(2, describe(failed.failure()));
-                        settle.setBoolean(3, true);
-                    }
-                    case Settlement.Released<Job> _ -> {
-                        settle.setString(1, "ready");
-                        settle.setNull(2, java.sql.Types.VARCHAR);
-                        settle.setBoolean(3, false);
-                    }
-                }
-                settle.setLong(4, job.id());
-                settle.setString(5, owner);
-                settle.setInt(6, job.claim());
-                settle.addBatch();
-            }
-            long matched = batch.isEmpty() ? 0 : rowsChanged(settle.executeBatch());
-            c.commit();
-            staleWrites.addAndGet(batch.size() - matched);
-        } catch (SQLException | RuntimeException e) {
-            rollback(c, e);
-            throw e;
-        } finally {
-            forget(batch);
-        }
-    }
-
-    /**
-     * Stops renewing the rows of {@code batch}, settled or not: a row whose settlement failed keeps
-     * its claim until the lease runs out, and then the next claim gets it (JT-7).
-     */
-    private void forget(List<Settlement<Job>> batch) {
-        for (Settlement<Job> settlement : batch) {
-            held.remove(settlement.item());
-        }
-    }
-
-    /** The rows a batch of single-row updates changed: 1 or 0 each (a driver that cannot tell counts as 1). */
-    private static long rowsChanged(int[] counts) {
-        long changed = 0;
-        for (int count : counts) {
-            changed += count == Statement.SUCCESS_NO_INFO ? 1 : count;
-        }
-        return changed;
-    }
-
-    /** The settler the pool's settler thread calls; the lock keeps its connection to one call at a time. */
-    private final class TableSettler implements Settler<Job> {
-        private final ReentrantLock lock = new ReentrantLock();
-        /** Open after the first batch, null after a failure or close; guarded by lock. */
-        private @Nullable Connection connection;
-
-        @Override
-        public void settle(List<Settlement<Job>> batch) throws SQLException {
-            if (closed) {
-                forget(batch);
-                throw new IllegalStateException("the job table " + table + " is closed: " + batch.size()
-                        + " settlements not written (their rows' leases run out)");
-            }
-            lock.lock();
-            try {
-                if (connection == null) {
-                    connection = connect();
-                    connection.setAutoCommit(false);
-                }
-                write(connection, batch);
-            } catch (SQLException | RuntimeException e) {
-                closeQuietly(connection, e); // a broken connection is not used again
-                connection = null;
-                throw e;
-            } finally {
-                forget(batch); // settled or not, no longer renewed (JT-7)
-                lock.unlock();
-            }
-        }
-
-        void close() {
-            lock.lock();
-            try {
-                closeQuietly(connection, null);
-                connection = null;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "the settler of " + table + " (owner " + owner + ")";
-        }
-    }
-
-    /**
-     * The thread that renews this owner's leases (JT-4): started by the first claim that took a
-     * row, it extends every {@code running} row of this owner to now + lease, every third of a
-     * lease, until {@link #stop}. A renewal that fails is tried again at the next tick; the rows'
-     * leases run out if the database stays away.
-     */
-    private final class Renewal {
-        private final ReentrantLock lock = new ReentrantLock();
-        /** Signalled by stop. */
-        private final Condition isStopped = lock.newCondition();
-        /** Guarded by lock. */
-        private @Nullable Thread thread;
-        /** Guarded by lock. */
-        private boolean stopped;
-        /** Renewals that failed (the database unreachable); read by tests. */
-        private final AtomicLong failures = new AtomicLong();
-        /** Renewals committed; read by tests. */
-        private final AtomicLong renewals = new AtomicLong();
-
-        void start() {
-            lock.lock();
-            try {
-                if (thread == null && !stopped) {
-                    thread = Thread.ofPlatform().daemon().name("drain-jobtable-lease-" + table).start(this::renewUntilStopped);
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void stop() {
-            Thread t;
-            lock.lock();
-            try {
-                stopped = true;
-                isStopped.signalAll();
-                t = thread;
-            } finally {
-                lock.unlock();
-            }
-            if (t != null && t != Thread.currentThread()) {
-                boolean interrupted = false;
-                while (true) {
-                    try {
-                        t.join(); // the renewer ends within one statement's timeout of the signal
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true; // keep waiting: a renewer left running would outlive the table
-                    }
-                }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        private void renewUntilStopped() {
-            Connection c = null;
-            long interval = Math.max(1, lease.toNanos() / 3);
-            try {
-                while (awaitTick(interval)) {
-                    try {
-                        if (c == null) {
-                            c = connect();
-                            c.setAutoCommit(false);
-                        }
-                        renew(c);
-                    } catch (SQLException | RuntimeException e) {
-                        failures.incrementAndGet();
-                        if (c != null) {
-                            rollback(c, e);
-                        }
-                        closeQuietly(c, null);
-                        c = null;
-                    }
-                }
-            } finally {
-                closeQuietly(c, null);
-            }
-        }
-
-        /**
-         * Extends the lease of every row this owner holds, in one transaction: it locks them in id
-         * order and skips those another transaction has locked (a batch of settlements writing
-         * them, which needs no renewal), so that it never waits for, or deadlocks with, the
-         * settler (JT-4).
-         */
-        private void renew(Connection c) throws SQLException {
-            Map<Long, Integer> holding = new java.util.HashMap<>();
-            for (Job job : held) {
-                holding.put(job.id(), job.claim());
-            }
-            try (PreparedStatement owned = prepare(c, sql.held); PreparedStatement renew = prepare(c, sql.renew)) {
-                owned.setString(1, owner);
-                boolean any = false;
-                try (ResultSet rows = owned.executeQuery()) {
-                    while (rows.next()) {
-                        Integer claim = holding.get(rows.getLong(1));
-                        if (claim != null) { // a row this table still tracks, not one whose settlement failed
-                            renew.setLong(1, lease.toMillis());
-                            renew.setLong(2, rows.getLong(1));
-                            renew.setInt(3, claim);
-                            renew.addBatch();
-                            any = true;
-                        }
-                    }
-                }
-                if (any) {
-                    renew.executeBatch();
-                }
-                c.commit();
-                renewals.incrementAndGet();
-            }
-        }
-
-        /** Waits one interval; false once stopped. */
-        private boolean awaitTick(long nanos) {
-            lock.lock();
-            try {
-                long left = nanos;
-                while (!stopped && left > 0) {
-                    left = isStopped.awaitNanos(left);
-                }
-                return !stopped;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // nobody interrupts it but the JVM's end: stop renewing
-                return false;
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    /** The statements, written once per table. */
-    private static final class Sql {
-        final String insert;
-        final String claimable;
-        final String take;
-        final String buryLost;
-        final String held;
-        final String renew;
-        final String settle;
-        final String counts;
-
-        Sql(String t, String now, String firstUnlocked) {
-            String fence = " WHERE id = ? AND owner = ? AND claims = ? AND state = 'running'";
-            insert = "INSERT INTO " + t + " (payload) VALUES (?)";
-            claimable = "SELECT id, payload, state, claims, lost_leases FROM " + t
-                    + " WHERE state = 'ready' OR (state = 'running' AND lease_until < " + now + ")"
-                    + " ORDER BY id " + firstUnlocked;
-            take = "UPDATE " + t + " SET state = 'running', owner = ?, claims = ?, lost_leases = ?, lease_until = "
-                    + now + " + ? WHERE id = ?";
-            buryLost = "UPDATE " + t + " SET state = 'dead', owner = NULL, lease_until = NULL, lost_leases = ?,"
-                    + " last_error = ?, settled_at = " + now + " WHERE id = ?";
-            held = "SELECT id FROM " + t + " WHERE owner = ? AND state = 'running' ORDER BY id FOR UPDATE SKIP LOCKED";
-            renew = "UPDATE " + t + " SET lease_until = " + now + " + ? WHERE id = ? AND claims = ?";
-            settle = "UPDATE " + t + " SET state = ?, last_error = COALESCE(CAST(? AS CHARACTER VARYING(" + MAX_ERROR
-                    + ")), last_error), owner = NULL, lease_until = NULL, settled_at = CASE WHEN ? THEN " + now
-                    + " ELSE settled_at END" + fence;
-            counts = "SELECT state, COUNT(*) FROM " + t + " GROUP BY state";
-        }
-    }
-
-    /** The table's definition, the same on every dialect. */
-    static List<String> schema(String t) {
-        return List.of(
-                "CREATE TABLE IF NOT EXISTS " + t + " ("
-                        + "id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, "
-                        + "payload CHARACTER VARYING NOT NULL, "
-                        + "state CHARACTER VARYING(8) NOT NULL DEFAULT 'ready', "
-                        + "owner CHARACTER VARYING(80), "
-                        + "claims INTEGER NOT NULL DEFAULT 0, "
-                        + "lost_leases INTEGER NOT NULL DEFAULT 0, "
-                        + "lease_until BIGINT, "
-                        + "last_error CHARACTER VARYING(" + MAX_ERROR + "), "
-                        + "settled_at BIGINT, "
-                        + "CHECK (state IN ('ready', 'running', 'done', 'dead')))",
-                "CREATE INDEX IF NOT EXISTS " + t + "_by_state ON " + t + " (state, id)");
+    /** {@return how many renewals have been committed, for tests} */
+    long renewals() {
+        return renewal.renewals();
     }
 
     /**
@@ -812,6 +253,8 @@ public final class JobTable implements AutoCloseable {
      */
     public static final class Builder {
         private final DataSource dataSource;
+        // The settings below: owned by the thread that builds (a builder is not for sharing), and
+        // copied into the table's immutable Store and Terms by open().
         private String table = "drain_job";
         private String ownerPrefix = "drain";
         private Duration lease = Duration.ofSeconds(30);
@@ -920,28 +363,8 @@ public final class JobTable implements AutoCloseable {
          *     refuses the table; its message names the table and the cause
          */
         public JobTable open() throws SQLException {
-            try (Connection c = dataSource.getConnection()) {
-                Dialect dialect = Dialect.of(c);
-                c.setAutoCommit(true);
-                try (Statement s = c.createStatement()) {
-                    for (String ddl : schema(table)) {
-                        s.execute(ddl);
-                    }
-                }
-                return new JobTable(this, dialect);
-            } catch (SQLException e) {
-                throw new SQLException("cannot open the job table " + table + ": " + e.getMessage(), e.getSQLState(), e);
-            }
+            Store store = Store.open(dataSource, table, queryTimeout);
+            return new JobTable(store, new Terms(ownerPrefix + "-" + UUID.randomUUID(), lease, claimBatch, maxLostLeases));
         }
-    }
-
-    /** {@return how many lease renewals have failed (the database was unreachable), for tests} */
-    long renewalFailures() {
-        return renewal.failures.get();
-    }
-
-    /** {@return how many renewals have been committed, for tests} */
-    long renewals() {
-        return renewal.renewals.get();
     }
 }

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * public; it is not API.
  */
 public final class AckLogTrigger implements Trigger {
-    /** The job table's column order (JobTable.schema): id, payload, state, owner, claims, … */
+    /** The job table's column order (Store.schema): id, payload, state, owner, claims, … */
     private static final int ID = 0;
     private static final int STATE = 2;
     private static final int CLAIMS = 4;

@@ -1,0 +1,253 @@
+package dev.drain.jobtable;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.pool.Settlement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One stream of claims ({@link JobTable#claims()}): each time it has nothing in hand it claims up
+ * to {@code claimBatch} claimable rows in one transaction (JT-2), dead-letters those that have lost
+ * too many leases (JT-3), and hands the rest out one at a time; it ends when a claim finds no
+ * claimable row. Closing it releases, fenced, what it claimed and did not hand out (JT-6). A failed
+ * claim or release throws {@link JobTableException}.
+ */
+final class Claims implements Iterator<Job> {
+    /*
+     * hasNext and next are called by the pool's producer, close by whichever thread closes the
+     * source (the pool's, or the table's close); the lock keeps them apart, and is held while a
+     * statement runs.
+     *
+     * Every statement runs on a platform thread of the stream's own (drain-jobtable-claims-<table>,
+     * see shielded), never on the caller's: the pool interrupts its producer to stop it, and an
+     * interrupt closes a virtual thread's socket (and an H2 file) mid-statement, after which nobody
+     * knows whether a claim was committed, and a release cannot be written at all. The lock's
+     * holder hands a statement to that thread and waits for it whatever interrupts it (at most the
+     * statement timeout), then keeps its interrupt. The connection is that thread's alone: only the
+     * statements touch it, one at a time, and a claim hands what it took back as its result.
+     */
+
+    private final Store store;
+    private final Terms terms;
+    private final HeldClaims held;
+    private final Renewal renewal;
+    private final SettlementWriter writer;
+    /** Takes this stream off the table's open streams: called by every close, under the lock. */
+    private final Consumer<Claims> deregister;
+    /** Held by the producer while it pulls, and by the thread that closes the stream, each for a whole statement. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Runs this stream's statements on its one thread: created by the first, closed by close. */
+    @GuardedBy("lock")
+    private @Nullable ExecutorService statements;
+    /** Claimed, not yet pulled. */
+    @GuardedBy("lock")
+    private final ArrayDeque<Job> unpulled = new ArrayDeque<>();
+    /** A claim found nothing, or the stream was closed. */
+    @GuardedBy("lock")
+    private boolean exhausted;
+    /**
+     * Open once the first statement ran, null after close or a failed claim. Owned by the
+     * statements' thread: only the tasks of {@link #statements} touch it, one at a time, while the
+     * lock's holder waits for each (its submit and get order them).
+     */
+    private @Nullable Connection connection;
+
+    /** What one claim did: the rows it took, and whether it only dead-lettered rows (then another claim is due). */
+    private record Claimed(List<Job> taken, boolean buriedOnly) {}
+
+    Claims(Store store, Terms terms, HeldClaims held, Renewal renewal, SettlementWriter writer, Consumer<Claims> deregister) {
+        this.store = store;
+        this.terms = terms;
+        this.held = held;
+        this.renewal = renewal;
+        this.writer = writer;
+        this.deregister = deregister;
+    }
+
+    @Override
+    public boolean hasNext() {
+        lock.lock();
+        try {
+            // A claim that only dead-lettered rows (JT-3) found claimable rows: claim again.
+            while (unpulled.isEmpty() && !exhausted) {
+                Claimed claimed = shielded(this::claim);
+                unpulled.addAll(claimed.taken());
+                exhausted = unpulled.isEmpty() && !claimed.buriedOnly();
+            }
+            return !unpulled.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Job next() {
+        lock.lock();
+        try {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return unpulled.removeFirst();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Releases what was claimed and not pulled (JT-6), closes the connection and ends the stream's thread. Idempotent. */
+    void close() {
+        lock.lock();
+        try {
+            exhausted = true;
+            deregister.accept(this);
+            if (!unpulled.isEmpty()) {
+                List<Settlement<Job>> releases = new ArrayList<>(unpulled.size());
+                for (Job job : unpulled) {
+                    releases.add(new Settlement.Released<>(job, Settlement.Why.DISCARDED));
+                }
+                unpulled.clear();
+                shielded(() -> release(releases));
+            }
+        } finally {
+            try {
+                ExecutorService opened = statements;
+                if (opened != null) {
+                    Thread statementsThread = shielded(this::disconnect);
+                    opened.close(); // waits for its task to end, not for its thread to die
+                    statements = null;
+                    Uninterruptibly.join(statementsThread); // so that no thread outlives close()
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} on this stream's platform thread and waits for it to end, interrupted or
+     * not; the caller's interrupt is kept. Returns what the work returned.
+     */
+    @GuardedBy("lock")
+    private <T extends @Nullable Object> T shielded(Callable<T> work) {
+        ExecutorService executor = statements;
+        if (executor == null) {
+            executor = Executors.newSingleThreadExecutor(
+                    Thread.ofPlatform().daemon().name("drain-jobtable-claims-" + store.table).factory());
+            statements = executor;
+        }
+        Future<T> done = executor.submit(work);
+        try {
+            Uninterruptibly.await(done::get); // the statement is under way: its outcome must be known
+        } catch (ExecutionException e) {
+            Throwable cause = Objects.requireNonNull(e.getCause(), "a statement failed without a cause");
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new JobTableException("a statement of " + store.table + " failed: " + cause, cause);
+        }
+        return done.resultNow();
+    }
+
+    /** Claims the next batch (JT-2, JT-3), in one transaction; on the statements' thread. */
+    private Claimed claim() {
+        Connection c = null;
+        try {
+            if (connection == null) {
+                connection = store.connect();
+                connection.setAutoCommit(false);
+            }
+            c = connection;
+            List<Job> claimed = new ArrayList<>();
+            boolean buried = false;
+            try (PreparedStatement select = store.prepare(c, store.sql.claimable);
+                    PreparedStatement take = store.prepare(c, store.sql.take);
+                    PreparedStatement bury = store.prepare(c, store.sql.buryLost)) {
+                select.setInt(1, terms.claimBatch());
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        long id = rows.getLong(1);
+                        String payload = rows.getString(2);
+                        boolean expired = rows.getString(3).equals("running");
+                        int claim = rows.getInt(4) + 1;
+                        int lost = rows.getInt(5) + (expired ? 1 : 0);
+                        if (expired && lost >= terms.maxLostLeases()) {
+                            bury.setInt(1, lost);
+                            bury.setString(2, "lost " + lost + " leases: its claimants died or lost the database"
+                                    + " before settling it, " + lost + " times");
+                            bury.setLong(3, id);
+                            bury.addBatch();
+                            buried = true;
+                        } else {
+                            take.setString(1, terms.owner());
+                            take.setInt(2, claim);
+                            take.setInt(3, lost);
+                            take.setLong(4, terms.lease().toMillis());
+                            take.setLong(5, id);
+                            take.addBatch();
+                            claimed.add(new Job(id, payload, claim));
+                        }
+                    }
+                }
+                if (!claimed.isEmpty()) {
+                    take.executeBatch();
+                }
+                if (buried) {
+                    bury.executeBatch();
+                }
+            }
+            c.commit();
+            held.took(claimed);
+            if (!claimed.isEmpty()) {
+                renewal.start();
+            }
+            return new Claimed(claimed, claimed.isEmpty() && buried);
+        } catch (SQLException | RuntimeException e) {
+            if (c != null) {
+                Store.rollback(c, e);
+            }
+            Store.closeQuietly(connection, e); // a broken connection is not used again
+            connection = null;
+            throw new JobTableException("could not claim jobs from " + store.table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes the releases of {@link #close}; on the statements' thread. Returns null: the statement has no result. */
+    private @Nullable Void release(List<Settlement<Job>> releases) {
+        try {
+            if (connection == null) {
+                connection = store.connect();
+                connection.setAutoCommit(false);
+            }
+            writer.write(connection, releases);
+            return null;
+        } catch (SQLException | RuntimeException e) {
+            throw new JobTableException("could not release " + releases.size() + " claimed jobs of " + store.table
+                    + " that the pool did not pull (their leases will expire): " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the connection, if there is one; on the statements' thread. Returns that thread, which close joins. */
+    private Thread disconnect() {
+        Store.closeQuietly(connection, null);
+        connection = null;
+        return Thread.currentThread();
+    }
+}

@@ -1,0 +1,165 @@
+package dev.drain.jobtable;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The thread that renews this owner's leases (JT-4), {@code drain-jobtable-lease-<table>}: started
+ * by the first claim that took a row, it extends the lease of every row the table still holds to
+ * now + lease, every third of a lease, until {@link #stop}. A renewal that fails is tried again at
+ * the next tick; the rows' leases run out if the database stays away. A daemon: a table that is
+ * never closed does not keep the JVM alive.
+ */
+final class Renewal {
+    /*
+     * start comes from a stream's statements thread (after a claim that took rows), stop from
+     * whichever thread closes the table (or a test that makes the table stall); the lock orders
+     * them, and the renewer waits on it between ticks. Everything else is the renewer's own: its
+     * connection is a local of renewUntilStopped, opened at the first tick and replaced after a
+     * failure. stop joins the renewer outside the lock, so that no renewer outlives the table.
+     */
+
+    private final Store store;
+    private final Terms terms;
+    private final HeldClaims held;
+    /** Orders start and stop, and guards the renewer's wait between ticks. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** CONDITION PREDICATE: stopped. The renewer waits on it between ticks; signalled by stop. */
+    private final Condition isStopped = lock.newCondition();
+    /** The renewer, once started; never started again after stop. */
+    @GuardedBy("lock")
+    private @Nullable Thread thread;
+    /** Set once, by stop. */
+    @GuardedBy("lock")
+    private boolean stopped;
+    /** Renewals that failed (the database unreachable): counted by the renewer, read by tests. */
+    private final AtomicLong failures = new AtomicLong();
+    /** Renewals committed: counted by the renewer, read by tests. */
+    private final AtomicLong renewals = new AtomicLong();
+
+    Renewal(Store store, Terms terms, HeldClaims held) {
+        this.store = store;
+        this.terms = terms;
+        this.held = held;
+    }
+
+    /** Starts the renewer, unless it is running or has been stopped. */
+    void start() {
+        lock.lock();
+        try {
+            if (thread == null && !stopped) {
+                thread = Thread.ofPlatform().daemon().name("drain-jobtable-lease-" + store.table).start(this::renewUntilStopped);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the renewer and waits for it to end, whatever interrupts the caller (whose interrupt is kept). Idempotent. */
+    void stop() {
+        Thread t;
+        lock.lock();
+        try {
+            stopped = true;
+            isStopped.signalAll();
+            t = thread;
+        } finally {
+            lock.unlock();
+        }
+        // It ends within one statement's timeout of the signal; keep waiting through an interrupt:
+        // a renewer left running would outlive the table.
+        Uninterruptibly.join(t);
+    }
+
+    /** {@return how many renewals have failed} */
+    long failures() {
+        return failures.get();
+    }
+
+    /** {@return how many renewals have been committed} */
+    long renewals() {
+        return renewals.get();
+    }
+
+    /** The renewer's loop; on the renewer. */
+    private void renewUntilStopped() {
+        Connection c = null;
+        long interval = Math.max(1, terms.lease().toNanos() / 3);
+        try {
+            while (awaitTick(interval)) {
+                try {
+                    if (c == null) {
+                        c = store.connect();
+                        c.setAutoCommit(false);
+                    }
+                    renew(c);
+                } catch (SQLException | RuntimeException e) {
+                    failures.incrementAndGet();
+                    if (c != null) {
+                        Store.rollback(c, e);
+                    }
+                    Store.closeQuietly(c, null);
+                    c = null;
+                }
+            }
+        } finally {
+            Store.closeQuietly(c, null);
+        }
+    }
+
+    /**
+     * Extends the lease of every row this owner holds, in one transaction: it locks them in id
+     * order and skips those another transaction has locked (a batch of settlements writing
+     * them, which needs no renewal), so that it never waits for, or deadlocks with, the
+     * settler (JT-4). On the renewer.
+     */
+    private void renew(Connection c) throws SQLException {
+        Map<Long, Integer> holding = held.claimsById();
+        try (PreparedStatement owned = store.prepare(c, store.sql.held); PreparedStatement renew = store.prepare(c, store.sql.renew)) {
+            owned.setString(1, terms.owner());
+            boolean any = false;
+            try (ResultSet rows = owned.executeQuery()) {
+                while (rows.next()) {
+                    Integer claim = holding.get(rows.getLong(1));
+                    if (claim != null) { // a row this table still tracks, not one whose settlement failed
+                        renew.setLong(1, terms.lease().toMillis());
+                        renew.setLong(2, rows.getLong(1));
+                        renew.setInt(3, claim);
+                        renew.addBatch();
+                        any = true;
+                    }
+                }
+            }
+            if (any) {
+                renew.executeBatch();
+            }
+            c.commit();
+            renewals.incrementAndGet();
+        }
+    }
+
+    /** Waits one interval; false once stopped. On the renewer. */
+    private boolean awaitTick(long nanos) {
+        lock.lock();
+        try {
+            long left = nanos;
+            while (!stopped && left > 0) {
+                left = isStopped.awaitNanos(left);
+            }
+            return !stopped;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // nobody interrupts it but the JVM's end: stop renewing
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
