@@ -52,12 +52,15 @@ public final class Uninterruptibly {
 
     /**
      * Waits until {@code thread} is no longer alive, keeping any interrupt for the caller; as
-     * {@link Thread#join()}, returns at once for a thread that was never started.
+     * {@link Thread#join()}, returns at once for a thread that was never started, and, unlike it,
+     * for the calling thread itself, which cannot wait for its own end.
      *
      * @param thread the thread
      */
     public static void join(Thread thread) {
-        await(() -> !thread.isAlive(), thread::join);
+        if (thread != Thread.currentThread()) {
+            await(() -> !thread.isAlive(), thread::join);
+        }
     }
 
     /**

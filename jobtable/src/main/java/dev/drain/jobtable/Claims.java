@@ -2,6 +2,7 @@ package dev.drain.jobtable;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.drain.pool.Settlement;
+import dev.drain.safe.Uninterruptibly;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -151,10 +151,8 @@ final class Claims implements Iterator<Job> {
             statements = executor;
         }
         Future<T> done = executor.submit(work);
-        try {
-            Uninterruptibly.await(done::get); // the statement is under way: its outcome must be known
-        } catch (ExecutionException e) {
-            Throwable cause = Objects.requireNonNull(e.getCause(), "a statement failed without a cause");
+        if (!Uninterruptibly.awaitDone(done)) { // the statement is under way: its outcome must be known
+            Throwable cause = done.exceptionNow(); // nothing cancels it
             if (cause instanceof RuntimeException r) {
                 throw r;
             }

@@ -76,8 +76,8 @@ public final class JobTable implements AutoCloseable {
      *                     renewer reads.
      *   JobTable          this class: closed (volatile) and the open streams (a concurrent set),
      *                     for any thread; enqueue and counts run on the caller's own connection.
-     * Two policies that the core will hold, each kept once here: FailureText (a dead letter's text)
-     * and Uninterruptibly (wait, keep the interrupt, finish the wait).
+     * The policies shared with the core come from dev.drain.safe (decision 0055): a dead letter's
+     * text is ItemFailure.describe, and every wait that must run to its end is Uninterruptibly's.
      *
      * Lock order. The locks are a stream's Claims.lock, Renewal.lock, TableSettler.lock and the
      * database's row locks; the concurrent sets and atomics take none that a caller waits for.

@@ -1,6 +1,7 @@
 package dev.drain.jobtable;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.drain.safe.Uninterruptibly;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -76,7 +77,9 @@ final class Renewal {
         }
         // It ends within one statement's timeout of the signal; keep waiting through an interrupt:
         // a renewer left running would outlive the table.
-        Uninterruptibly.join(t);
+        if (t != null) {
+            Uninterruptibly.join(t);
+        }
     }
 
     /** {@return how many renewals have failed} */

@@ -62,7 +62,8 @@ final class SettlementWriter {
                     }
                     case Settlement.Failed<Job> failed -> {
                         settle.setString(1, "dead");
-                        settle.setString(2, FailureText.describe(failed.failure()));
+                        settle.setString(2, failed.failure().describe(JobTable.MAX_ERROR)
+                                .replace('\u0000', '\ufffd')); // Postgres text holds no NUL
                         settle.setBoolean(3, true);
                     }
                     case Settlement.Released<Job> _ -> {
