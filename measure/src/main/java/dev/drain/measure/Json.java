@@ -27,6 +27,19 @@ public final class Json {
         return out.append('\n').toString();
     }
 
+    /**
+     * Quotes a string as {@link #write} writes it: {@code "}, {@code \} and the control characters
+     * escaped, everything else as it is.
+     *
+     * @param text the string
+     * @return {@code text} as a JSON string, quotes included
+     */
+    public static String quote(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2);
+        quote(out, text);
+        return out.toString();
+    }
+
     private static void write(StringBuilder out, @Nullable Object value, String indent) {
         switch (value) {
             case null -> out.append("null");

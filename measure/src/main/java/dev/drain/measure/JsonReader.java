@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,10 +13,13 @@ import org.jspecify.annotations.Nullable;
  * thread dumps ({@link JvmThreads}), the trace corpora and the reports' own JSON. Objects become
  * {@code Map<String, Object>} (in file order), arrays {@code List<Object>}, numbers {@code Long}
  * (or {@code Double} if they have a fraction or exponent), and {@code null} becomes {@code null};
- * every map and list is unmodifiable. The documents are ours and the JDK's, and small; a
- * dependency would be more code to trust than this.
+ * every map and list is unmodifiable. The documents are ours and the JDK's, and small; decision
+ * 0051 says why this is not a library.
  */
 public final class JsonReader {
+    /** A number as RFC 8259 writes it. */
+    private static final Pattern NUMBER = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+
     private final String text;
     private int pos;
 
@@ -163,6 +167,9 @@ public final class JsonReader {
         String digits = text.substring(start, pos);
         if (digits.isEmpty()) {
             throw error("unexpected character '" + text.charAt(start) + "'");
+        }
+        if (!NUMBER.matcher(digits).matches()) {
+            throw error("bad number " + digits); // RFC 8259's grammar: no "+1", "01", "1." or ".5"
         }
         try {
             if (digits.matches("-?\\d+")) {

@@ -7,6 +7,7 @@ import dev.drain.jobtable.JobTable;
 import dev.drain.jobtable.witness.WitnessedRun;
 import dev.drain.jobtable.witness.Witnesses;
 import dev.drain.lab.LocalPostgres;
+import dev.drain.measure.Json;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.WorkerPool;
@@ -36,7 +37,6 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The durable cases of the contract report: a pool whose settler is a {@link JobTable} on the
@@ -622,48 +622,23 @@ public final class DurableReport {
     }
 
     private static String json(String server, List<Result> results) {
-        StringBuilder json = new StringBuilder("{\n  \"server\": ").append(quote(server)).append(",\n  \"cases\": [");
+        StringBuilder json = new StringBuilder("{\n  \"server\": ").append(Json.quote(server)).append(",\n  \"cases\": [");
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
-            json.append(i == 0 ? "\n" : ",\n").append("    {\"case\": ").append(quote(r.c().name()))
-                    .append(", \"shows\": ").append(quote(r.c().shows()))
-                    .append(", \"proves\": ").append(quote(r.c().proves()))
+            json.append(i == 0 ? "\n" : ",\n").append("    {\"case\": ").append(Json.quote(r.c().name()))
+                    .append(", \"shows\": ").append(Json.quote(r.c().shows()))
+                    .append(", \"proves\": ").append(Json.quote(r.c().proves()))
                     .append(", \"passed\": ").append(r.passed())
                     .append(", \"millis\": ").append(r.millis())
-                    .append(",\n     \"facts\": [").append(String.join(", ", r.facts().stream().map(DurableReport::quote).toList()))
+                    .append(",\n     \"facts\": [").append(String.join(", ", r.facts().stream().map(Json::quote).toList()))
                     .append("],\n     \"checks\": [");
             for (int k = 0; k < r.checks().size(); k++) {
                 Check check = r.checks().get(k);
-                json.append(k == 0 ? "" : ", ").append("{\"check\": ").append(quote(check.what()))
+                json.append(k == 0 ? "" : ", ").append("{\"check\": ").append(Json.quote(check.what()))
                         .append(", \"holds\": ").append(check.holds()).append('}');
             }
             json.append("]}");
         }
         return json.append("\n  ]\n}\n").toString();
-    }
-
-    static String quote(@Nullable String text) {
-        if (text == null) {
-            return "null";
-        }
-        StringBuilder quoted = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char ch = text.charAt(i);
-            switch (ch) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                case '\r' -> quoted.append("\\r");
-                case '\t' -> quoted.append("\\t");
-                default -> {
-                    if (ch < 0x20) {
-                        quoted.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) ch));
-                    } else {
-                        quoted.append(ch);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
     }
 }
