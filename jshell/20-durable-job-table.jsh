@@ -3,6 +3,7 @@
 // settler() writes what the run's books recorded, and the next run, another owner, gets the rest again.
 // Clauses: JT-8, JT-6, JT-5, WP-22. (A kill -9 and the lease that recovers from it: ./contract-report --durable.)
 import dev.drain.jobtable.*;
+import dev.drain.lab.LocalPostgres;
 import javax.sql.DataSource;
 import java.sql.*;
 

@@ -2,6 +2,7 @@
 // an offset when its record is taken loses what an abort drops; KafkaSource.records() with its settler() commits what the
 // run's books settled, and the next member of the group gets exactly the rest. Clauses: KC-9, KC-6, KC-4, WP-22.
 import dev.drain.kafka.*;
+import dev.drain.lab.LocalKafka;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
 import org.apache.kafka.common.TopicPartition;

@@ -4,7 +4,7 @@ import dev.drain.queue.*;
 import dev.drain.pool.*;
 // ClosingQueue (script 07) is a foil shown beside ShutdownQueue: dev.drain.foils is not part of the library.
 import dev.drain.foils.*;
-import dev.drain.report.JvmThreads; // the JSON thread dump as a tree (the contract report's, not the library's)
+import dev.drain.measure.JvmThreads; // the JSON thread dump as a tree (drain-measure's, not the library's)
 import java.time.*;
 import java.util.*;
 import java.util.concurrent.*;

@@ -7,8 +7,9 @@
 #   specs/probes/properties-on-the-old-pool.sh [commit] [examples]
 #
 # It checks the old commit out into a temporary git worktree, puts in it the current property
-# harness (WorkerPoolProperties, PoolWorkload, PoolRunner), the current report support and
-# JvmThreads, JsonReader and Provenance, and PoolApi's twin for the old API (specs/probes/old-pool/PoolApi.java), and runs
+# harness (WorkerPoolProperties, PoolWorkload, PoolRunner), the current report support, the measure
+# it uses (drain-measure's JvmThreads, JsonReader, Json and Provenance, as test code there), and
+# PoolApi's twin for the old API (specs/probes/old-pool/PoolApi.java), and runs
 # WorkerPoolProperties there with a short bound for a hung run and few shrinking steps (a hung run
 # costs the bound at every step). Exit status: 0 if the properties failed, as they must; 1 if they
 # passed; 2 if the harness could not be built or run.
@@ -36,7 +37,9 @@ cp "$root/specs/probes/old-pool/PoolApi.java" "$old/src/test/java/dev/drain/pool
 # The settlement types the harness names (WP-22); the old pool never calls them.
 cp "$root"/core/src/main/java/dev/drain/pool/{Settler,Settlement}.java "$old/src/main/java/dev/drain/pool/"
 cp "$root"/core/src/test/java/dev/drain/support/{Evidence,PropertyReport}.java "$old/src/test/java/dev/drain/support/"
-cp "$root"/core/src/main/java/dev/drain/report/{JvmThreads,JsonReader,Provenance}.java "$old/src/main/java/dev/drain/report/"
+mkdir -p "$old/src/test/java/dev/drain/measure"
+cp "$root"/measure/src/main/java/dev/drain/measure/{JvmThreads,JsonReader,Json,Provenance,package-info}.java \
+    "$old/src/test/java/dev/drain/measure/"
 
 cd "$old" || exit 2
 echo "properties-on-the-old-pool: running WorkerPoolProperties ($examples workloads) against $base ..." >&2

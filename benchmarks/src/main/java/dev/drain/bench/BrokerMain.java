@@ -1,6 +1,6 @@
 package dev.drain.bench;
 
-import dev.drain.kafka.LocalKafka;
+import dev.drain.lab.LocalKafka;
 
 /**
  * The broker of {@code benchmarks/run kafka}, in a JVM of its own: the harnesses measured against

@@ -4,7 +4,7 @@ import dev.drain.jobtable.Dialect;
 import dev.drain.jobtable.Job;
 import dev.drain.jobtable.JobState;
 import dev.drain.jobtable.JobTable;
-import dev.drain.jobtable.LocalPostgres;
+import dev.drain.lab.LocalPostgres;
 import dev.drain.pool.Handler;
 import dev.drain.pool.Results;
 import dev.drain.pool.WorkerPool;

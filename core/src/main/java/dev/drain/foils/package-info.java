@@ -6,8 +6,7 @@
  * be before Python 3.13, beside {@link dev.drain.queue.ShutdownQueue} ({@code specs/fallback-312.md}).
  *
  * <p>Not part of the library: the module {@code dev.drain} does not export this package and the
- * library jar leaves it out (as it leaves out {@code dev.drain.report}). The tests and the JShell
- * scripts use it from the build's class folder.
+ * library jar leaves it out. The tests and the JShell scripts use it from the build's class folder.
  */
 @NullMarked
 package dev.drain.foils;

@@ -63,8 +63,8 @@ public final class DrainJShell implements AutoCloseable {
     private final Set<Snippet> startup;
 
     private DrainJShell() throws IOException {
-        // core/target/classes first, as the launcher has it: the core's jar leaves out dev.drain.foils and
-        // dev.drain.report, which startup.jsh imports, and another module's tests see only the jar
+        // core/target/classes first, as the launcher has it: the core's jar leaves out dev.drain.foils,
+        // which startup.jsh imports, and another module's tests see only the jar
         String classPath = Path.of("core", "target", "classes").toAbsolutePath() + java.io.File.pathSeparator
                 + System.getProperty("java.class.path");
         shell = JShell.builder()

@@ -2,7 +2,7 @@ package dev.drain.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.drain.report.ApiScan;
+import dev.drain.measure.ApiScan;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -10,17 +10,25 @@ import org.junit.jupiter.api.Test;
 
 /**
  * WP-11: every public signature of the library says what it means: no raw types and no bare
- * {@code Object}. The scan itself is {@link ApiScan}, which the contract report also runs.
+ * {@code Object}. The scan itself is {@link ApiScan}, which the contract report also runs, over the
+ * library's packages and its own (module {@code report/}).
  */
 class ApiSignatureTest {
 
-    /** WP-11: no public signature in dev.drain.queue, dev.drain.pool, dev.drain.report or dev.drain.foils uses a raw type or a bare Object. */
+    /**
+     * The packages scanned here, each named by one of its classes: the library's three, and the two
+     * the core's tests use without exporting them, held to the same rule: the foils and the measure.
+     */
+    static final List<Class<?>> PACKAGES = List.of(dev.drain.queue.ShutdownQueue.class, WorkerPool.class,
+            dev.drain.safe.SafeText.class, dev.drain.foils.ClosingQueue.class, ApiScan.class);
+
+    /** WP-11: no public signature in dev.drain.queue, dev.drain.pool, dev.drain.safe, dev.drain.foils or dev.drain.measure uses a raw type or a bare Object. */
     @Test
     void publicSignaturesHaveNoRawTypesAndNoBareObject() {
-        assertThat(ApiScan.publicTypes(ApiScan.PACKAGES)).extracting(Class::getSimpleName)
-                .contains("ShutdownQueue", "WorkerPool", "Results", "PoolFailure", "ItemContext", "ContractReport",
-                        "ClosingQueue");
-        assertThat(ApiScan.problems(ApiScan.PACKAGES)).isEmpty();
+        assertThat(ApiScan.publicTypes(PACKAGES)).extracting(Class::getSimpleName)
+                .contains("ShutdownQueue", "WorkerPool", "Results", "PoolFailure", "ItemContext", "SafeText",
+                        "Uninterruptibly", "Fatal", "ClosingQueue", "JvmThreads", "JsonReader");
+        assertThat(ApiScan.problems(PACKAGES)).isEmpty();
     }
 
     /** A public API with the mistakes the scan exists to catch. */

@@ -6,9 +6,9 @@ import static dev.drain.pool.Workloads.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.drain.measure.JvmThreads;
 import dev.drain.pool.Workloads.CountingSource;
 import dev.drain.pool.Workloads.Gate;
-import dev.drain.report.JvmThreads;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;

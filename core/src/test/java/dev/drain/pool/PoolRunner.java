@@ -1,8 +1,8 @@
 package dev.drain.pool;
 
+import dev.drain.measure.JvmThreads;
 import dev.drain.pool.PoolWorkload.Ending;
 import dev.drain.pool.PoolWorkload.Fault;
-import dev.drain.report.JvmThreads;
 import dev.drain.support.Bounds;
 import java.io.IOException;
 import java.io.UncheckedIOException;

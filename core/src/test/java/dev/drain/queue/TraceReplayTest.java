@@ -2,8 +2,8 @@ package dev.drain.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.measure.JsonReader;
 import dev.drain.support.Evidence;
-import dev.drain.report.TestJson;
 import dev.drain.support.PropertyReport;
 import dev.drain.support.Repository;
 import dev.drain.support.ThreadKind;
@@ -40,8 +40,8 @@ class TraceReplayTest {
         @SuppressWarnings("unchecked")
         static Corpus read(String name) {
             try {
-                Map<String, @Nullable Object> file = (Map<String, @Nullable Object>) Objects.requireNonNull(
-                        TestJson.parse(Files.readString(CORPORA.resolve(name + ".json"))));
+                Map<String, @Nullable Object> file = (Map<String, @Nullable Object>) JsonReader.parseObject(
+                        Files.readString(CORPORA.resolve(name + ".json")));
                 List<TraceReplayer.Scenario> scenarios =
                         ((List<Map<String, @Nullable Object>>) Objects.requireNonNull(file.get("scenarios")))
                                 .stream().map(TraceReplayer.Scenario::from).toList();

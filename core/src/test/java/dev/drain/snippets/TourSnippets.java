@@ -1,12 +1,12 @@
 package dev.drain.snippets;
 
+import dev.drain.measure.JvmThreads;
 import dev.drain.pool.PoolAborted;
 import dev.drain.pool.PoolFailure;
 import dev.drain.pool.Results;
 import dev.drain.pool.WorkerPool;
 import dev.drain.queue.QueueShutDown;
 import dev.drain.queue.ShutdownQueue;
-import dev.drain.report.JvmThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -2,10 +2,10 @@ package dev.drain.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.measure.Provenance;
 import dev.drain.support.MutationReport.Mutant;
 import dev.drain.support.MutationReport.Review;
 import dev.drain.support.MutationReport.Score;
-import dev.drain.report.Provenance;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

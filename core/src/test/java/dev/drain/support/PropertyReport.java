@@ -1,7 +1,7 @@
 package dev.drain.support;
 
-import dev.drain.report.Json;
-import dev.drain.report.Provenance;
+import dev.drain.measure.Json;
+import dev.drain.measure.Provenance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;

@@ -1,6 +1,6 @@
 package dev.drain.support;
 
-import dev.drain.report.JvmThreads;
+import dev.drain.measure.JvmThreads;
 import java.util.List;
 
 /**

@@ -10,7 +10,7 @@ import java.util.Locale;
  * the database's own clock is read. Everything else is the same SQL on every dialect.
  */
 public enum Dialect {
-    /** PostgreSQL 12 or later (the embedded default, {@link LocalPostgres}, is 14). */
+    /** PostgreSQL 12 or later (the embedded default, {@code dev.drain.lab.LocalPostgres}, is 14). */
     POSTGRES("LIMIT ? FOR UPDATE SKIP LOCKED", "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"),
     /** H2 2.5 or later, in-process (a file, or memory for a test). */
     H2("FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)");

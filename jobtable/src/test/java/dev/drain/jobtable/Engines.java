@@ -1,5 +1,6 @@
 package dev.drain.jobtable;
 
+import dev.drain.lab.LocalPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.drain.jobtable.report.WitnessedRun;
-import dev.drain.jobtable.report.Witnesses;
+import dev.drain.jobtable.witness.WitnessedRun;
+import dev.drain.jobtable.witness.Witnesses;
 import dev.drain.support.Bounds;
 import dev.drain.support.Waits;
 import java.io.File;

@@ -1,5 +1,6 @@
 package dev.drain.kafka;
 
+import dev.drain.lab.LocalKafka;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

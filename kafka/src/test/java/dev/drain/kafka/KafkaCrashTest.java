@@ -2,6 +2,7 @@ package dev.drain.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.lab.LocalKafka;
 import dev.drain.pool.WorkerPool;
 import dev.drain.support.Bounds;
 import dev.drain.support.Waits;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.drain.lab.LocalKafka;
 import dev.drain.pool.ItemFailure;
 import dev.drain.pool.Settlement;
 import dev.drain.support.Bounds;

@@ -3,6 +3,7 @@ package dev.drain.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.drain.lab.LocalKafka;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
 import dev.drain.pool.WorkerPool;

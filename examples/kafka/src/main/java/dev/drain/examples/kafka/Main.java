@@ -2,7 +2,7 @@ package dev.drain.examples.kafka;
 
 import dev.drain.kafka.Delivery;
 import dev.drain.kafka.KafkaSource;
-import dev.drain.kafka.LocalKafka;
+import dev.drain.lab.LocalKafka;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.WorkerPool;

@@ -2,7 +2,7 @@ package dev.drain.examples.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.drain.kafka.LocalKafka;
+import dev.drain.lab.LocalKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

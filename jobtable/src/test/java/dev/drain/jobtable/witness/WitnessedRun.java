@@ -1,0 +1,107 @@
+package dev.drain.jobtable.witness;
+
+import dev.drain.jobtable.Job;
+import dev.drain.jobtable.JobTable;
+import dev.drain.pool.Results;
+import dev.drain.pool.WorkerPool;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * A pool over a job table whose handler records each attempt in the table's witness
+ * ({@link Witnesses#attempted}, committed before the handler returns) and then works for a couple
+ * of milliseconds: the process that the durable case {@code kill-recover} and the crash tests kill
+ * with {@code kill -9}, and, through {@link #drain}, the run that takes over from it.
+ *
+ * <p>Arguments of {@link #main}: JDBC URL, table, lease in milliseconds, workers, who (the
+ * owner's prefix, written into the witness).
+ */
+public final class WitnessedRun {
+    private WitnessedRun() {}
+
+    /**
+     * Drains the table named by {@code args} (see the class comment), then exits.
+     *
+     * @param args JDBC URL, table, lease in milliseconds, workers, who
+     * @throws Exception whatever the run throws: the process then exits with status 1
+     */
+    public static void main(String[] args) throws Exception {
+        drain(dataSource(args[0]), args[1], Duration.ofMillis(Long.parseLong(args[2])), Integer.parseInt(args[3]), args[4]);
+    }
+
+    /**
+     * {@return a data source for {@code url}, on H2 or PostgreSQL}
+     *
+     * @param url a JDBC URL, {@code jdbc:h2:} or {@code jdbc:postgresql:}
+     */
+    public static DataSource dataSource(String url) {
+        if (url.startsWith("jdbc:h2:")) {
+            JdbcDataSource h2 = new JdbcDataSource();
+            h2.setURL(url);
+            return h2;
+        }
+        PGSimpleDataSource pg = new PGSimpleDataSource();
+        pg.setURL(url);
+        return pg;
+    }
+
+    /**
+     * Runs a pool of {@code workers} over the table's claims until none is claimable, each attempt
+     * witnessed.
+     *
+     * @param db the database
+     * @param table the job table, with its {@link Witnesses}
+     * @param lease the lease of its claims
+     * @param workers the pool's workers, and the witness's connections
+     * @param who the owner's prefix, written into the witness; the pool is named {@code <who>-pool}
+     * @return how many jobs it acknowledged as done
+     * @throws Exception if the database or the run fails
+     */
+    public static long drain(DataSource db, String table, Duration lease, int workers, String who) throws Exception {
+        BlockingQueue<Connection> witnesses = new ArrayBlockingQueue<>(workers);
+        List<Connection> opened = new ArrayList<>();
+        try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open()) {
+            for (int i = 0; i < workers; i++) {
+                Connection c = db.getConnection();
+                opened.add(c);
+                c.setAutoCommit(true);
+                witnesses.add(c);
+            }
+            WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
+                Connection c = witnesses.take();
+                try {
+                    Witnesses.attempted(c, table, job, who);
+                } finally {
+                    witnesses.put(c);
+                }
+                Thread.sleep(2); // the job's own work, after its effect is durable
+                return job.id();
+            }).name(who + "-pool").workers(workers).queueSize(workers).settler(t.settler()).settleBatch(8).build();
+            try (Stream<Job> claims = t.claims(); Results<Job, Long> results = pool.run(claims)) {
+                results.forEachRemaining(id -> {});
+                return results.stats().succeeded();
+            }
+        } finally {
+            for (Connection c : opened) {
+                closeQuietly(c);
+            }
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // the run is over; the database drops the session anyway
+        }
+    }
+}
