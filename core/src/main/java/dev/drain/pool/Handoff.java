@@ -19,11 +19,13 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@link #offer} never waits: what a thread offers is queued at once. An element is
  *       <em>held</em> from its offer until its batch is answered.</li>
- *   <li>{@link #awaitRoom} is the back-pressure, a step of its own: it waits while more than
- *       {@code room} elements are held, so a thread that offers first and waits after records
- *       what happened before it waits. Its wait ends once there is room, and for good once
- *       {@link #releaseWaiters} or {@link #close} was called; an interrupt only wakes it to look
- *       again (the run's threads decide by the run's phase, decision 0015).</li>
+ *   <li>The back-pressure is a step of its own. {@link #reserve} waits while more than
+ *       {@code room} elements are held, then keeps a place for the caller's next offer, held from
+ *       then on, so that waiting and offering need not be one call under one lock and the bound is
+ *       still exact; {@link #awaitRoom} only waits (after an offer that could not wait). Either
+ *       wait ends once there is room, and for good once {@link #releaseWaiters} or {@link #close}
+ *       was called; an interrupt only wakes it to look again (the run's threads decide by the
+ *       run's phase, decision 0015).</li>
  *   <li>The delivering thread takes at most {@code batchLimit} elements at a time and keeps at most
  *       {@code batchesInFlight} batches unanswered; it calls the receiver outside the lock, and
  *       reports the answers to it in the order the batches were delivered, whatever order their
@@ -90,9 +92,12 @@ final class Handoff<E> {
     /** Delivered and not yet reported to the receiver as answered, in delivery order. */
     @GuardedBy("lock")
     private final ArrayDeque<InFlight<E>> inFlight = new ArrayDeque<>();
-    /** Offered and not yet answered: queued, or in a batch in flight. */
+    /** Offered and not yet answered (queued, or in a batch in flight), and the places reserved. */
     @GuardedBy("lock")
     private int held;
+    /** Places {@link #reserve} kept and no offer has taken yet; counted in {@link #held}. */
+    @GuardedBy("lock")
+    private int reserved;
     /** Set by {@link #releaseWaiters}: nobody waits for room any more. */
     @GuardedBy("lock")
     private boolean released;
@@ -106,7 +111,7 @@ final class Handoff<E> {
     /**
      * @param batchLimit the most elements per batch
      * @param batchesInFlight the most batches delivered and not yet answered
-     * @param room how many held elements let {@link #awaitRoom} return
+     * @param room how many held elements let {@link #reserve} and {@link #awaitRoom} return
      */
     Handoff(int batchLimit, int batchesInFlight, int room) {
         if (batchLimit < 1 || batchesInFlight < 1 || room < 0) {
@@ -118,15 +123,27 @@ final class Handoff<E> {
         this.room = room;
     }
 
-    /** Queues {@code element}; never waits. {@return whether it was accepted: not once closed or dead} Any thread. */
+    /**
+     * Queues {@code element} in a place a {@link #reserve} kept, if there is one, or in a new one;
+     * never waits. {@return whether it was accepted: not once closed or dead} Any thread. (The
+     * places are counted, not owned: which offer takes which reserved place changes no count.)
+     */
     boolean offer(E element) {
         lock.lock();
         try {
             if (closed || dead != null) {
+                if (reserved > 0) { // the place is given back
+                    reserved--;
+                    held--;
+                }
                 return false;
             }
             queued.add(element);
-            held++;
+            if (reserved > 0) {
+                reserved--;
+            } else {
+                held++;
+            }
             workOrAnswer.signal();
             return true;
         } finally {
@@ -136,26 +153,52 @@ final class Handoff<E> {
 
     /**
      * BLOCKS-UNTIL: at most {@code room} elements are held, or waiters are released, the hand-off
-     * is closed, or it is dead. {@return whether there is room} ({@code false}: the wait was given
-     * up). Interrupts only wake it to look again, and are cleared.
+     * is closed, or it is dead; then, if there was room, keeps a place for the next offer.
+     * {@return whether it kept one} ({@code false}: the wait was given up). Interrupts only wake it
+     * to look again, and are cleared.
      */
-    boolean awaitRoom() {
+    boolean reserve() {
         lock.lock();
         try {
-            while (held > room) {
-                if (released || closed || dead != null) {
-                    return false;
-                }
-                try {
-                    answeredOrReleased.await();
-                } catch (InterruptedException e) {
-                    // woken: look again (decision 0015)
-                }
+            if (!waitForRoom()) {
+                return false;
             }
+            reserved++;
+            held++;
             return true;
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * BLOCKS-UNTIL: at most {@code room} elements are held, or waiters are released, the hand-off
+     * is closed, or it is dead. Keeps no place. Interrupts only wake it to look again, and are
+     * cleared.
+     */
+    void awaitRoom() {
+        lock.lock();
+        try {
+            boolean _ = waitForRoom();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@return whether there is room} ({@code false}: the wait was given up) */
+    @GuardedBy("lock")
+    private boolean waitForRoom() {
+        while (held > room) {
+            if (released || closed || dead != null) {
+                return false;
+            }
+            try {
+                answeredOrReleased.await();
+            } catch (InterruptedException e) {
+                // woken: look again (decision 0015)
+            }
+        }
+        return true;
     }
 
     /** From now on nobody waits for room: the run is being cancelled. Any thread; never blocks for long. */
@@ -169,11 +212,16 @@ final class Handoff<E> {
         }
     }
 
-    /** Nothing more is offered: the delivering thread ends once everything held is answered. Any thread; idempotent. */
+    /**
+     * Nothing more is offered: the delivering thread ends once everything held is answered, and the
+     * places kept and not taken are given back. Any thread; idempotent.
+     */
     void close() {
         lock.lock();
         try {
             closed = true;
+            held -= reserved;
+            reserved = 0;
             workOrAnswer.signal();
             answeredOrReleased.signalAll();
         } finally {

@@ -52,7 +52,7 @@ final class Reporter {
 
     /** An event from one of the run's threads: waits while the sink is {@value #BACKLOG} events behind. */
     void record(MetricsEvent kind, Supplier<String> detail) {
-        if (sink != null && events.awaitRoom()) { // given up: the run is being cancelled, and the event is dropped
+        if (sink != null && events.reserve()) { // given up: the run is being cancelled, and the event is dropped
             events.offer(new Event(kind, detail));
         }
     }

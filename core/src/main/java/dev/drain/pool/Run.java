@@ -402,9 +402,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             return decided;
         }
 
-        /** Waits for the store's room, then records the success. */
+        /** Waits for the store's room, keeping a place, then records the success. */
         void succeeded() {
-            settling.awaitRoom();
+            settling.reserve();
             decide();
             ledger.succeeded(item);
         }

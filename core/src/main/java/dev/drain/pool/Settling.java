@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@link #offer} never waits, so recording a fate never waits for the store. A worker waits
- *       for room ({@link #awaitRoom}) at its own chosen points (before it records a success,
- *       after it records a failure) while {@code (BACKLOG_BATCHES + batchesInFlight − 1) ×
+ *       for room at its own chosen points (before it records a success, {@link #reserve}, keeping
+ *       a place for it; after it records a failure, {@link #awaitRoom}) while {@code (BACKLOG_BATCHES + batchesInFlight − 1) ×
  *       batchSize} settlements are unacknowledged, unless the run is being cancelled: a slow store
  *       slows the pool instead of filling the heap. No offer is ever dropped.</li>
  *   <li>The settler thread submits at most {@code batchSize} settlements at a time, in the order
@@ -96,12 +96,20 @@ final class Settling<T> {
 
     /**
      * BLOCKS-UNTIL: fewer settlements than the backlog are unacknowledged, or the run is being
-     * cancelled ({@link #releaseWaiters}), or the settling has finished. Interrupts only wake it to
+     * cancelled ({@link #releaseWaiters}), or the settling has finished; then keeps a place for
+     * the caller's next settlement, so that the backlog is never passed. Interrupts only wake it to
      * look again.
      */
+    void reserve() {
+        if (settler != null) {
+            boolean _ = settlements.reserve();
+        }
+    }
+
+    /** As {@link #reserve}, but keeps no place: for a worker whose settlement was offered already. */
     void awaitRoom() {
         if (settler != null) {
-            boolean _ = settlements.awaitRoom();
+            settlements.awaitRoom();
         }
     }
 

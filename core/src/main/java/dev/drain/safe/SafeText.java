@@ -20,8 +20,9 @@ public final class SafeText {
      * {@return {@code String.valueOf(value)}, or a note of what its {@code toString} threw}
      *
      * @param value any value, or {@code null}
+     * @param <V> the value's type
      */
-    public static String of(@Nullable Object value) {
+    public static <V> String of(@Nullable V value) {
         try {
             return String.valueOf(value);
         } catch (Throwable e) { // anything, a StackOverflowError or an OutOfMemoryError too: this is only text
