@@ -726,7 +726,7 @@ def _checked(checks):
             for _, value, base, limit, _, _ in checks if value is not None and base is not None]
 
 
-def glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta):
+def glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta, extra=()):
     """The file's first screen: each target of every part, its measured figure, met or missed, and where
     its table is. Built from the same results as the sections below it."""
     rows, rooms = [], []
@@ -805,6 +805,10 @@ def glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafk
         if twice:
             rows.append(["", "not a target: records the group's next member handles twice after an abort",
                          " / ".join(str(n) for n in twice), "–", "[Kafka](#kafka)"])
+    for t in extra:  # targets that runs of their own judge (their reports write these files)
+        rows.append([f"**{t['room']}**" if t["room"] not in rooms else "", t["target"], t["measured"],
+                     "**missed**" if t["verdict"] == "missed" else t["verdict"], t["where"]])
+        rooms.append(t["room"])
     if not rows:
         return ""
     runs_text = []
@@ -819,6 +823,8 @@ def glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafk
                          f"({durable_meta['started'][:10]})")
     if kafka_meta:
         runs_text.append(f"Kafka, `{kafka_meta['command']}` at {kafka_meta['commit']} ({kafka_meta['started'][:10]})")
+    for t in extra:
+        runs_text.append(f"{t['where'].split(']')[0].lstrip('[')}, {t['run']}")
     return ("## Every target at a glance\n\n"
             "A time ratio is drain's time over the other side's (below 1 is faster); a rate ratio (jobs/s, records/s) "
             "is drain's rate over the other's (above 1 is faster). A group of configurations shows the range of "
@@ -918,6 +924,8 @@ def main(argv):
     parser.add_argument("--kafka-runs", help="the runs of benchmarks/run kafka (one JSON line each)")
     parser.add_argument("--kafka-meta", help="the meta JSON of the Kafka run")
     parser.add_argument("--archives", help="the results folder whose other reports the last section lists")
+    parser.add_argument("--target-file", action="append", default=[],
+                        help="a target a run of its own judged (kafka-cap-target.json, peers-load-target.json)")
     parser.add_argument("results", nargs="*", help="JMH JSON result files of the queue and pool groups")
     args = parser.parse_args(argv)
     results = load(args.results)
@@ -942,7 +950,8 @@ def main(argv):
         "benchmarks/PEERS.md, not this file, and re-run benchmarks/run. -->\n\n"
         "What drain's queue, pool and durable adapters cost beside what a Java user would pick instead, and "
         "whether each meets its target.",
-        glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta),
+        glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta,
+                       [_load_json(path) for path in args.target_file]),
         "## How to read the figures\n\n"
         "drain's `ShutdownQueue` and `WorkerPool` measured side by side with what a Java user would pick instead: "
         "the JDK's queues, jox's `Channel`, a bare `StructuredTaskScope` fork, `Gatherers.mapConcurrent`, the "
