@@ -33,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  * exceptions: a {@link VirtualMachineError} that the settler or the metrics sink throws in those
  * last steps still makes the run {@link RunOutcome.Crashed} (WP-8, WP-18), and what the settler
  * could not settle makes it {@link RunOutcome.Unsettled}. So no event of an accepted transition reaches the sink
- * after the outcome is decided. Lock order: this lifecycle, then the ledger, then the queues' own
- * locks; nothing takes them the other way.
+ * after the outcome is decided. A transition holds this lifecycle's lock while its effects take
+ * the source's, the ledger's, the hand-offs' and the queues' locks, never the other way: the one
+ * lock order is in the package's {@code package-info.java}.
  *
  * <p>The phase is the truth about the run. Interrupts are only how a blocked pool thread is woken
  * to look at it (decision 0015): every pool thread decides by the phase, never by its interrupt

@@ -179,8 +179,9 @@ final class Watchdog {
      *                                                               └─ after round 3 ──► STUCK
      *   any ──disarm (the attempt has ended)──► IDLE
      * </pre>
-     * Lock order: a watch, then the lifecycle, the ledger, the reporter (what {@code onStuck} and
-     * the reports take); nothing takes a watch's lock while holding one of those.
+     * A watch's lock comes first in the package's one lock order ({@code package-info.java}):
+     * {@code onStuck} and the reports take the lifecycle's, the ledger's and the hand-offs' under
+     * it, and nothing takes a watch's lock while holding one of those.
      */
     static final class Watch {
         private enum State { IDLE, RUNNING, DONE, TIMED_OUT, CANCELLED, STUCK }
