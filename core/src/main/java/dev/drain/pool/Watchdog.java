@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  *       attempt at once (WP-12, WP-13);</li>
  *   <li>interrupts a timed-out or cancelled attempt that is still running again after each further
  *       {@code itemTimeout}, {@value #INTERRUPT_ROUNDS} rounds in all, and then reports it stuck:
- *       its item fails at once (WP-4);</li>
+ *       its item fails at once (WP-4); a round's interrupt never merges into one the attempt has
+ *       not seen yet (see {@link Watch});</li>
  *   <li>every {@value #OWNER_CHECK_MILLIS} ms, asks whether the run's owner is closing the run's
  *       scope without having closed its results, and if so abandons the run (WP-20).</li>
  * </ul>
@@ -72,7 +73,10 @@ final class Watchdog {
         /** {@code context}'s attempt outlived {@code itemTimeout}; its first interrupt follows. */
         void timedOut(ItemContext<?> context, @Nullable String label);
 
-        /** {@code context}'s attempt still ran and is interrupted again, in round {@code round}. */
+        /**
+         * {@code context}'s attempt still ran and is interrupted again, in round {@code round}: at
+         * once, or, if it has not yet seen the previous interrupt, once it has (rounds never merge).
+         */
         void escalated(ItemContext<?> context, @Nullable String label, int round);
     }
 
@@ -179,7 +183,18 @@ final class Watchdog {
      *                                                               └─ after round 3 ──► STUCK
      *   any ──disarm (the attempt has ended)──► IDLE
      * </pre>
-     * A watch's lock comes first in the package's one lock order ({@code package-info.java}):
+     * <p>A thread's interrupt status is one flag, not a count: an interrupt sent while the previous
+     * one is still pending (the attempt's thread has not looked at its status since, because it
+     * has not run: its carrier got no CPU for a whole {@code itemTimeout} on a loaded machine)
+     * changes nothing, and a handler that swallows two interrupts would then never see a third
+     * and run its full course. So a round that falls due while the previous interrupt is still
+     * pending is reported on time, but its interrupt is <em>owed</em>: it is sent at the first
+     * later look (one every {@code itemTimeout}) at which the previous one has been seen, after
+     * the stuck report if need be, until the attempt has been sent one interrupt per round or has
+     * ended. An attempt whose status stays set (it never looks) is owed them for as long as it
+     * runs; sending them would change nothing, and it is reported stuck on time all the same.
+     *
+     * <p>A watch's lock comes first in the package's one lock order ({@code package-info.java}):
      * {@code onStuck} and the reports take the lifecycle's, the ledger's and the hand-offs' under
      * it, and nothing takes a watch's lock while holding one of those.
      */
@@ -194,13 +209,19 @@ final class Watchdog {
         /** Whether the armed attempt has ended (its handler returned or threw, or never began). */
         @GuardedBy("this")
         private boolean ended;
-        /** Interrupts sent to the armed attempt. */
+        /** Rounds of interrupts that have fallen due for the armed attempt. */
         @GuardedBy("this")
         private int round;
         /** Whether the run's cancellation has reached the armed attempt after it had timed out. */
         @GuardedBy("this")
         private boolean cancelSeen;
-        /** RUNNING: the deadline; TIMED_OUT and CANCELLED: when the next round (or STUCK) is due. */
+        /** Interrupts sent to the armed attempt: {@link #round} less those still owed. */
+        @GuardedBy("this")
+        private int sent;
+        /**
+         * RUNNING: the deadline; TIMED_OUT and CANCELLED: when the next round (or STUCK) is due;
+         * STUCK: when to look again for a chance to send an owed interrupt.
+         */
         @GuardedBy("this")
         private long due;
         @GuardedBy("this")
@@ -226,6 +247,7 @@ final class Watchdog {
             this.ended = false;
             this.round = 0;
             this.cancelSeen = false;
+            this.sent = 0;
             this.due = System.nanoTime() + timeout;
             this.attempt = null;
             this.context = context;
@@ -281,8 +303,9 @@ final class Watchdog {
 
         /**
          * The watchdog's look at this watch at {@code now}: times the attempt out, cancels it,
-         * interrupts it again or reports it stuck, whichever is due. {@return how long until this
-         * watch needs a look again, or {@link #NOTHING}}
+         * interrupts it again or reports it stuck, whichever is due, and sends an interrupt still
+         * owed once the previous one has been seen. {@return how long until this watch needs a
+         * look again, or {@link #NOTHING}}
          */
         synchronized long serve(long now, boolean cancelling, Watchdog watchdog) {
             Thread running = attempt;
@@ -301,8 +324,8 @@ final class Watchdog {
                 }
                 return began ? interrupt(running, now, watchdog) : NOTHING; // unbegun: it will not run the handler
             }
-            if (!began || (state != State.TIMED_OUT && state != State.CANCELLED)) {
-                return NOTHING; // it never ran the handler, or it is stuck: nothing more to send
+            if (!began || (state != State.TIMED_OUT && state != State.CANCELLED && state != State.STUCK)) {
+                return NOTHING; // it never ran the handler: nothing to send
             }
             if (cancelling && state == State.TIMED_OUT && !cancelSeen) {
                 // The run is being cancelled while a timed-out attempt still runs: its next round
@@ -316,6 +339,9 @@ final class Watchdog {
             if (now - due < 0) {
                 return due - now;
             }
+            if (state == State.STUCK) {
+                return sendOwed(running, now, watchdog); // reported: only the interrupts it is owed remain
+            }
             if (round < INTERRUPT_ROUNDS) {
                 watchdog.reports.escalated(item, label, round + 1);
                 return interrupt(running, now, watchdog);
@@ -324,15 +350,36 @@ final class Watchdog {
             if (onStuck != null) {
                 onStuck.run();
             }
-            return NOTHING;
+            return sendOwed(running, now, watchdog);
         }
 
+        /** A round falls due: its interrupt is sent, or owed if it would merge into one not yet seen. {@return the next round's delay} */
         @GuardedBy("this")
         private long interrupt(Thread running, long now, Watchdog watchdog) {
             round++;
             due = now + watchdog.timeout;
-            running.interrupt();
+            sendIfSeen(running);
             return watchdog.timeout;
+        }
+
+        /** Stuck: sends an owed interrupt if the previous one has been seen. {@return when to look again, or {@link #NOTHING} once none is owed} */
+        @GuardedBy("this")
+        private long sendOwed(Thread running, long now, Watchdog watchdog) {
+            sendIfSeen(running);
+            if (sent == round) {
+                return NOTHING;
+            }
+            due = now + watchdog.timeout;
+            return watchdog.timeout;
+        }
+
+        /** Sends one owed interrupt, unless the attempt has not yet seen the last one: the two would merge into one. */
+        @GuardedBy("this")
+        private void sendIfSeen(Thread running) {
+            if (sent < round && !running.isInterrupted()) {
+                sent++;
+                running.interrupt();
+            }
         }
     }
 }

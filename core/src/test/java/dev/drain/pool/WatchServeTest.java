@@ -2,6 +2,7 @@ package dev.drain.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.drain.support.Bounds;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
@@ -136,6 +137,116 @@ class WatchServeTest {
         assertThat(reported).containsExactly("timedOut 42", "escalated 42 round 2", "escalated 42 round 3");
         assertThat(ended(attempt)).isEqualTo(Watchdog.Verdict.STUCK);
         assertThat(interrupts).hasValue(Watchdog.INTERRUPT_ROUNDS);
+    }
+
+    /**
+     * WP-4: a round that falls due while the attempt has not yet seen the previous interrupt (its
+     * thread has not run since, as on a loaded machine) is reported on time, but its interrupt,
+     * which would merge into the pending one, is owed: it is sent at the first look after the
+     * attempt has seen the previous one, after the stuck report if need be, so that the attempt sees
+     * one interrupt for each of the {@value Watchdog#INTERRUPT_ROUNDS} rounds.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aRoundsInterruptNeverMergesIntoOneNotYetSeen(ThreadKind kind) throws InterruptedException {
+        Offstage offstage = new Offstage();
+        Call<Void> attempt;
+        synchronized (offstage.gate) { // held except while the attempt looks: until then its interrupt status is left alone
+            watch.arm(context, TIMEOUT, null, stuck::incrementAndGet);
+            attempt = spawn.use(kind).run("attempt-that-looks-when-let", offstage::run);
+            try {
+                Thread _ = watch.attach(attempt.thread());
+                assertThat(watch.begin()).isTrue();
+                long now = System.nanoTime();
+                long at = now + watch.serve(now, false, watchdog);
+                assertThat(watch.serve(at, false, watchdog)).as("at the deadline").isEqualTo(TIMEOUT);
+                at += TIMEOUT;
+                assertThat(watch.serve(at, false, watchdog)).as("round 2, the first interrupt not yet seen").isEqualTo(TIMEOUT);
+                assertThat(reported).as("rounds reported on time").containsExactly("timedOut 42", "escalated 42 round 2");
+                offstage.letLook();
+                assertThat(offstage.seen()).as("interrupts seen at the first look").isEqualTo(1);
+                at += TIMEOUT;
+                assertThat(watch.serve(at, false, watchdog)).as("round 3, round 2's interrupt sent").isEqualTo(TIMEOUT);
+                at += TIMEOUT;
+                assertThat(watch.serve(at, false, watchdog)).as("stuck, round 3's interrupt still owed").isEqualTo(TIMEOUT);
+                assertThat(stuck).as("reported stuck on time").hasValue(1);
+                offstage.letLook();
+                assertThat(offstage.seen()).as("interrupts seen at the second look").isEqualTo(2);
+                assertThat(watch.serve(at + TIMEOUT - 1, false, watchdog)).as("a nanosecond before the next look").isEqualTo(1);
+                assertThat(watch.serve(at + TIMEOUT, false, watchdog)).as("the last owed interrupt sent").isEqualTo(NOTHING);
+                offstage.letLook();
+                assertThat(offstage.seen()).as("interrupts seen at the last look").isEqualTo(Watchdog.INTERRUPT_ROUNDS);
+            } finally {
+                offstage.close(); // ends the attempt at its next look, even if an assertion failed
+            }
+        }
+        attempt.value();
+        watch.completed();
+        assertThat(watch.disarm()).isEqualTo(Watchdog.Verdict.STUCK);
+        assertThat(stuck).as("reported stuck once").hasValue(1);
+        assertThat(reported).containsExactly("timedOut 42", "escalated 42 round 2", "escalated 42 round 3");
+    }
+
+    /**
+     * An attempt's body that looks at its interrupt status only when the test lets it,
+     * {@value #LOOKS} times, counting the interrupts it finds. Between looks it waits to enter
+     * {@link #gate}, which the test holds: a thread that waits for a monitor leaves its interrupt
+     * status as it is, as one that gets no CPU does.
+     */
+    private static final class Offstage {
+        static final int LOOKS = Watchdog.INTERRUPT_ROUNDS;
+        final Object gate = new Object();
+        @GuardedBy("gate")
+        private int allowed;
+        @GuardedBy("gate")
+        private int looked;
+        @GuardedBy("gate")
+        private int seen;
+        @GuardedBy("gate")
+        private boolean closed;
+
+        /** The attempt: looks when let, until it has looked {@value #LOOKS} times or the test has closed it. */
+        void run() {
+            while (true) {
+                synchronized (gate) {
+                    if (looked < allowed) {
+                        looked++;
+                        if (Thread.interrupted()) {
+                            seen++;
+                        }
+                        gate.notifyAll();
+                    }
+                    if (looked == LOOKS || closed) {
+                        return;
+                    }
+                }
+            }
+        }
+
+        /** The test, holding {@link #gate}, is done: the attempt ends at its next look. */
+        @GuardedBy("gate")
+        void close() {
+            closed = true;
+        }
+
+        /** The test, holding {@link #gate}: lets the attempt look once, and waits (bounded) until it has. */
+        @GuardedBy("gate")
+        void letLook() throws InterruptedException {
+            allowed++;
+            long deadline = System.nanoTime() + Bounds.WAIT.toNanos();
+            while (looked < allowed) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("the attempt did not look within " + Bounds.WAIT);
+                }
+                TimeUnit.NANOSECONDS.timedWait(gate, left);
+            }
+        }
+
+        @GuardedBy("gate")
+        int seen() {
+            return seen;
+        }
     }
 
     /** WP-12: when the run is cancelling, a running attempt is interrupted at once, long before its deadline, and not reported as timed out. */
