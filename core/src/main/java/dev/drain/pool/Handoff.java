@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *       element has been answered; {@link #awaitAnswered} waits for that.</li>
  *   <li>If the delivering thread itself fails (a bug in drain, the JVM out of memory), the hand-off
  *       is <em>dead</em>: what it held is {@linkplain Receiver#lost lost}, later offers are refused,
- *       and nobody waits for it any more.</li>
+ *       and nobody waits for it any more (a place kept and not taken yet is given back by the
+ *       refused offer, or by {@link #close}).</li>
  * </ul>
  * It never refers to the run: what a failure means to the run is the receiver's business, and the
  * receiver gets whatever it needs from the thread that starts {@link #deliver}.
@@ -132,9 +133,11 @@ final class Handoff<E> {
         lock.lock();
         try {
             if (closed || dead != null) {
-                if (reserved > 0) { // the place is given back
+                if (reserved > 0) { // the place is given back: the last waits may now be over
                     reserved--;
                     held--;
+                    workOrAnswer.signal();
+                    answeredOrReleased.signalAll();
                 }
                 return false;
             }
@@ -154,13 +157,14 @@ final class Handoff<E> {
     /**
      * BLOCKS-UNTIL: at most {@code room} elements are held, or waiters are released, the hand-off
      * is closed, or it is dead; then, if there was room, keeps a place for the next offer.
-     * {@return whether it kept one} ({@code false}: the wait was given up). Interrupts only wake it
-     * to look again, and are cleared.
+     * {@return whether it kept one} ({@code false}: the wait was given up, or the hand-off is closed
+     * or dead, so that no offer would take the place). Interrupts only wake it to look again, and
+     * are cleared.
      */
     boolean reserve() {
         lock.lock();
         try {
-            if (!waitForRoom()) {
+            if (closed || dead != null || !waitForRoom()) { // closed or dead: no offer will be taken
                 return false;
             }
             reserved++;
@@ -390,7 +394,7 @@ final class Handoff<E> {
         } finally {
             lock.lock();
             try {
-                held = 0;
+                held = reserved; // the places kept and not taken yet are given back by their offers, or by close
                 answeredOrReleased.signalAll();
             } finally {
                 lock.unlock();

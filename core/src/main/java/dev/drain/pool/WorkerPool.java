@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.Fatal;
 import dev.drain.safe.SafeText;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -491,7 +492,10 @@ public final class WorkerPool<T, R> {
             if (settler != null) {
                 try {
                     inFlight = settler.batchesInFlight();
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) { // a checked one too, thrown sneakily (Kotlin, Lombok)
+                    if (Fatal.isBeyondTheCall(e)) {
+                        throw e; // the JVM's trouble, not a setting
+                    }
                     problems.add("the settler's batchesInFlight() threw " + SafeText.of(e));
                 }
                 if (inFlight < 1 || inFlight > MAX_BATCHES_IN_FLIGHT) {

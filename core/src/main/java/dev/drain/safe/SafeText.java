@@ -17,14 +17,17 @@ public final class SafeText {
     private SafeText() {}
 
     /**
-     * {@return {@code String.valueOf(value)}, or a note of what its {@code toString} threw}
+     * {@return {@code String.valueOf(value)}, or a note of what its {@code toString} threw, or that
+     * it returned {@code null}}
      *
      * @param value any value, or {@code null}
      * @param <V> the value's type
      */
     public static <V> String of(@Nullable V value) {
         try {
-            return String.valueOf(value);
+            @Nullable String text = String.valueOf(value); // null if a toString breaks its contract
+            return text != null ? text : "<a " + (value == null ? "null" : value.getClass().getName())
+                    + " whose toString() returned null>";
         } catch (Throwable e) { // anything, a StackOverflowError or an OutOfMemoryError too: this is only text
             String type = value == null ? "null" : value.getClass().getName();
             return "<a " + type + " whose toString() threw " + e.getClass().getName() + ">";
@@ -32,13 +35,15 @@ public final class SafeText {
     }
 
     /**
-     * {@return what {@code detail} builds, or a note of what building it threw}
+     * {@return what {@code detail} builds, or a note of what building it threw, or that it built
+     * {@code null}}
      *
      * @param detail builds the text; may throw anything
      */
     public static String built(Supplier<String> detail) {
         try {
-            return detail.get();
+            @Nullable String text = detail.get(); // null if the supplier breaks its contract
+            return text != null ? text : "<the detail was built as null>";
         } catch (Throwable e) { // a detail is built from SafeText.of pieces; this is the net under them
             return "<the detail could not be built: " + e.getClass().getName() + ">";
         }

@@ -12,6 +12,9 @@ import java.util.function.BooleanSupplier;
  * caller's next blocking call sees it (the interrupt is postponed, never swallowed).
  */
 public final class Uninterruptibly {
+    /** The longest wait counted in nanoseconds (about 292 years); a longer timeout waits as long. */
+    private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
     private Uninterruptibly() {}
 
     /** One wait that an interrupt may cut short. */
@@ -68,13 +71,15 @@ public final class Uninterruptibly {
      * interrupt for the caller.
      *
      * @param thread the thread
-     * @param timeout the longest wait
+     * @param timeout the longest wait; any duration (a negative one waits not at all, one longer
+     *                than {@code Long.MAX_VALUE} nanoseconds as long as that)
      * @return whether the thread is no longer alive
      */
     public static boolean join(Thread thread, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        await(() -> !thread.isAlive() || System.nanoTime() - deadline >= 0,
-                () -> thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))));
+        long nanos = timeout.isNegative() ? 0 : timeout.compareTo(LONGEST) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+        long start = System.nanoTime();
+        await(() -> !thread.isAlive() || System.nanoTime() - start >= nanos,
+                () -> thread.join(Duration.ofNanos(Math.max(1, nanos - (System.nanoTime() - start)))));
         return !thread.isAlive();
     }
 

@@ -141,4 +141,25 @@ class SettingsTest {
         }
         assertNoThreadsLeft(pool);
     }
+
+    /**
+     * WP-16 ("build() rejects an invalid configuration with one IllegalArgumentException naming
+     * every invalid setting"), decision 0053 ("the pool asks batchesInFlight() once, when it is
+     * built"): a settler whose batchesInFlight() throws a checked exception (sneakily, as a Kotlin
+     * or Lombok settler can) is refused like one that throws an unchecked one, naming it.
+     */
+    @Test
+    void aBatchesInFlightThatThrowsACheckedExceptionIsRefusedByName() {
+        Settler<Integer> sneaky = new Settler<>() {
+            @Override
+            public void settle(List<Settlement<Integer>> batch) { }
+
+            @Override
+            public int batchesInFlight() {
+                throw Workloads.<RuntimeException>sneaky(new IOException("the store's config is unreadable"));
+            }
+        };
+        assertThatThrownBy(() -> WorkerPool.<Integer, String>builder(Workloads.echo()).settler(sneaky).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchesInFlight()");
+    }
 }
