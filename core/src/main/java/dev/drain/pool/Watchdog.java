@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>interrupts a timed-out or cancelled attempt that is still running again after each further
  *       {@code itemTimeout}, {@value #INTERRUPT_ROUNDS} rounds in all, and then reports it stuck:
  *       its item fails at once (WP-4); a round's interrupt never merges into one the attempt has
- *       not seen yet (see {@link Watch});</li>
+ *       not seen yet (see {@link Watch}; decision 0058);</li>
  *   <li>every {@value #OWNER_CHECK_MILLIS} ms, asks whether the run's owner is closing the run's
  *       scope without having closed its results, and if so abandons the run (WP-20).</li>
  * </ul>
