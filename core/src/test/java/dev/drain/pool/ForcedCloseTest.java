@@ -90,18 +90,7 @@ class ForcedCloseTest {
                 }
             }
         }));
-        try {
-            Waits.until("the binding's end has returned to the owner", owner::isDone);
-        } finally {
-            if (!owner.isDone()) {
-                pool.abort(); // the forced close waits for the run: free it, so that no thread is left
-            }
-        }
-        assertThat(owner.value()).isInstanceOf(java.util.concurrent.StructureViolationException.class);
-        Results<Integer, String> results = Objects.requireNonNull(left.get());
-        assertThat(assertLedgerExact(results)).isInstanceOfSatisfying(RunOutcome.Abandoned.class,
-                abandoned -> assertThat(abandoned.reason()).isEqualTo(RunOutcome.Abandoned.Reason.SCOPE_CLOSED));
-        assertNoThreadsLeft(pool);
+        assertTheForcedCloseEndedTheRun("the binding's end has returned to the owner", owner, pool, left);
     }
 
     /**
@@ -126,8 +115,18 @@ class ForcedCloseTest {
             }
             return new AssertionError("the enclosing scope closed without a StructureViolationException");
         }));
+        assertTheForcedCloseEndedTheRun("the enclosing scope's close has returned to the owner", owner, pool, left);
+    }
+
+    /**
+     * Waits until {@code owner} has come back from the forced close (else aborts the run, which it
+     * waits for, so that no thread is left), and checks that the JDK threw at it and that the run,
+     * whose results are in {@code left}, ended as an abandon with its ledger exact and no thread left.
+     */
+    private static void assertTheForcedCloseEndedTheRun(String what, Call<Throwable> owner, WorkerPool<Integer, String> pool,
+                                                        AtomicReference<@Nullable Results<Integer, String>> left) {
         try {
-            Waits.until("the enclosing scope's close has returned to the owner", owner::isDone);
+            Waits.until(what, owner::isDone);
         } finally {
             if (!owner.isDone()) {
                 pool.abort(); // the forced close waits for the run: free it, so that no thread is left

@@ -57,14 +57,7 @@ class HandoffTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aPlaceKeptWhenTheDeliveringThreadDiesIsGivenBackByItsRefusedOffer(ThreadKind kind) {
-        Handoff<String> handoff = new Handoff<>(1, 1, 4);
-        DyingReceiver receiver = new DyingReceiver();
-        assertThat(handoff.reserve()).as("a place kept, with room").isTrue();
-        assertThat(handoff.reserve()).as("a second place kept, with room").isTrue();
-        Call<Void> delivering = spawn.use(kind).run("delivering", () -> handoff.deliver(receiver));
-        assertThat(handoff.offer("first")).isTrue(); // takes one of the two places
-        delivering.value(); // it died on "first"
-        assertThat(receiver.lost).containsExactly("first");
+        Handoff<String> handoff = deadWithAPlaceKept(kind);
         Call<Void> driver = spawn.use(kind).run("driver", handoff::awaitAnswered);
         Waits.untilParked(driver.thread());
         assertThat(driver.isDone()).as("the last wait, with a place still kept").isFalse();
@@ -76,18 +69,28 @@ class HandoffTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aPlaceKeptWhenTheDeliveringThreadDiesIsGivenBackByTheClose(ThreadKind kind) {
+        Handoff<String> handoff = deadWithAPlaceKept(kind);
+        Call<Void> driver = spawn.use(kind).run("driver", handoff::awaitAnswered);
+        Waits.untilParked(driver.thread());
+        handoff.close(); // gives the kept place back
+        driver.value();
+        assertThat(handoff.offer("kept")).as("an offer after the close").isFalse();
+    }
+
+    /**
+     * {@return a hand-off whose delivering thread (of {@code kind}) died on its first batch, with one
+     * of the two places kept before it still kept} The first offer takes the other; it is lost.
+     */
+    private Handoff<String> deadWithAPlaceKept(ThreadKind kind) {
         Handoff<String> handoff = new Handoff<>(1, 1, 4);
         DyingReceiver receiver = new DyingReceiver();
         assertThat(handoff.reserve()).as("a place kept, with room").isTrue();
         assertThat(handoff.reserve()).as("a second place kept, with room").isTrue();
         Call<Void> delivering = spawn.use(kind).run("delivering", () -> handoff.deliver(receiver));
         assertThat(handoff.offer("first")).isTrue(); // takes one of the two places
-        delivering.value();
-        Call<Void> driver = spawn.use(kind).run("driver", handoff::awaitAnswered);
-        Waits.untilParked(driver.thread());
-        handoff.close(); // gives the kept place back
-        driver.value();
-        assertThat(handoff.offer("kept")).as("an offer after the close").isFalse();
+        delivering.value(); // it died on "first"
+        assertThat(receiver.lost).containsExactly("first");
+        return handoff;
     }
 
     /** A receiver that answers nothing until the test completes the stage it kept. */
