@@ -26,12 +26,14 @@ public final class SafeText {
     public static <V> String of(@Nullable V value) {
         try {
             @Nullable String text = String.valueOf(value); // null if a toString breaks its contract
-            return text != null ? text : "<a " + (value == null ? "null" : value.getClass().getName())
-                    + " whose toString() returned null>";
+            return text != null ? text : "<a " + typeOf(value) + " whose toString() returned null>";
         } catch (Throwable e) { // anything, a StackOverflowError or an OutOfMemoryError too: this is only text
-            String type = value == null ? "null" : value.getClass().getName();
-            return "<a " + type + " whose toString() threw " + e.getClass().getName() + ">";
+            return "<a " + typeOf(value) + " whose toString() threw " + e.getClass().getName() + ">";
         }
+    }
+
+    private static String typeOf(@Nullable Object value) {
+        return value == null ? "null" : value.getClass().getName();
     }
 
     /**
