@@ -14,7 +14,7 @@ final class PoolApi {
     /** What a run's end says of its books; the same record as the current twin's. */
     record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
                long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
-               long delivered, long maxLead, List<Settlement<Integer>> unsettled) {}
+               long delivered, long maxLead, List<Settlement<Integer>> unsettled, boolean deadlinePassed) {}
 
     /** The current twin's sink of event ids; the old sink took ids already. */
     @FunctionalInterface
@@ -49,7 +49,25 @@ final class PoolApi {
         }
         return new End(outcome.getClass().getSimpleName(), failed, discarded, cancelled, stats.pulled(),
                 stats.succeeded(), stats.failed(), stats.discarded(), stats.cancelled(), stats.inFlight(), -1,
-                stats.maxLead(), List.of());
+                stats.maxLead(), List.of(), false);
+    }
+
+    /** The old pool cannot go on past a permanent failure (WP-23 came later): it stops, and the property on it fails there. */
+    static void continuing(WorkerPool.Builder<Integer, Integer> builder) {
+        // nothing to set
+    }
+
+    /** The old pool has no deadline (WP-24 came later): a stop, and an abort from a timer of the caller's own. */
+    static void stopWithin(WorkerPool<Integer, Integer> pool, java.time.Duration within) {
+        pool.requestStop();
+        Thread.ofVirtual().name("old-pool-deadline").start(() -> {
+            try {
+                Thread.sleep(within);
+            } catch (InterruptedException e) {
+                return;
+            }
+            pool.abort();
+        });
     }
 
     /** The old pool has no settler (WP-22 came later): nothing settles its fates, and the property on them fails there. */

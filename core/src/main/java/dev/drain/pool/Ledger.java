@@ -22,7 +22,10 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * So at the end {@code pulled == succeeded + failed + discarded + cancelled}, and the lists of
  * the outcome are these books' lists, copied under the same lock that every fate is recorded
- * under. One lock guards all of it: a fate, its counter and its list change together, and
+ * under. Every failure is counted; the first {@code failuresKept} are kept with their causes
+ * (every one, under the seed's rule, where the lead bounds them; the first
+ * {@link WorkerPool.Builder#failuresKept} in a run that goes on past its failures, so that a run of
+ * any length keeps a bounded list, WP-23). One lock guards all of it: a fate, its counter and its list change together, and
  * {@link #snapshot} and {@link #fates} see none or all of a change. The settlement is offered
  * under that lock too, so the store hears the fates in the order the books recorded them.
  *
@@ -47,15 +50,22 @@ final class Ledger<T> {
     /** Where every fate's event goes: the run's sink, if it has one. */
     private final Reporter reporter;
 
+    /** How many failures are kept with their causes; the rest are counted only. */
+    private final int failuresKept;
+
     /** Books whose fates go nowhere: a run without a settler or a sink. */
     Ledger() {
-        this(Settling.none(), new Reporter(null));
+        this(Settling.none(), new Reporter(null), Integer.MAX_VALUE);
     }
 
-    /** Books whose every fate is offered to {@code settling} and reported to {@code reporter}. */
-    Ledger(Settling<T> settling, Reporter reporter) {
+    /**
+     * Books whose every fate is offered to {@code settling} and reported to {@code reporter},
+     * keeping the first {@code failuresKept} failures.
+     */
+    Ledger(Settling<T> settling, Reporter reporter, int failuresKept) {
         this.settling = settling;
         this.reporter = reporter;
+        this.failuresKept = failuresKept;
     }
 
     @GuardedBy("this")
@@ -69,6 +79,10 @@ final class Ledger<T> {
     private long succeeded;
     @GuardedBy("this")
     private long delivered;
+    /** Every permanent failure. */
+    @GuardedBy("this")
+    private long failed;
+    /** The first {@link #failuresKept} of them. */
     @GuardedBy("this")
     private final List<ItemFailure<T>> failures = new ArrayList<>();
     @GuardedBy("this")
@@ -88,7 +102,7 @@ final class Ledger<T> {
 
     @GuardedBy("this")
     private long finished() {
-        return succeeded + failures.size() + discarded.size() + cancelled.size();
+        return succeeded + failed + discarded.size() + cancelled.size();
     }
 
     /** The producer pulled one item: the lead (pulled minus recorded fates) is measured here, exactly (WP-1). {@return the lead now} */
@@ -97,6 +111,11 @@ final class Ledger<T> {
         long lead = pulled - finished();
         maxLead = Math.max(maxLead, lead);
         return lead;
+    }
+
+    /** {@return how many items have been pulled so far} */
+    synchronized long pulledSoFar() {
+        return pulled;
     }
 
     synchronized void accepted() {
@@ -133,7 +152,10 @@ final class Ledger<T> {
 
     private synchronized void record(ItemFailure<T> failure) {
         inFlight--;
-        failures.add(failure);
+        failed++;
+        if (failures.size() < failuresKept) {
+            failures.add(failure);
+        }
         settling.offer(new Settlement.Failed<>(failure));
     }
 
@@ -184,14 +206,14 @@ final class Ledger<T> {
 
     /** The counters now, with the two that live elsewhere. */
     synchronized PoolStats snapshot(long metricsRaised, int liveThreads) {
-        return new PoolStats(pulled, accepted, inFlight, succeeded, delivered, failures.size(), retried, timedOut,
+        return new PoolStats(pulled, accepted, inFlight, succeeded, delivered, failed, retried, timedOut,
                 escalations, discarded.size(), cancelled.size(), pulled - finished(), maxLead, metricsRaised,
                 liveThreads);
     }
 
     @Override
     public synchronized String toString() {
-        return "pulled=" + pulled + " succeeded=" + succeeded + " failed=" + failures.size() + " discarded="
+        return "pulled=" + pulled + " succeeded=" + succeeded + " failed=" + failed + " discarded="
                 + discarded.size() + " cancelled=" + cancelled.size();
     }
 }

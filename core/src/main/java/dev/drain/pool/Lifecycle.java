@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  * holds one {@code Lifecycle} from the moment it is built; {@code run()} starts it.
  *
  * <pre>
- *   NEW ──run()──► RUNNING ──requestStop(), a permanent failure, a failing source──► STOPPING
- *   RUNNING, STOPPING ──abort(), a fatal error on a pool thread──► ABORTING
+ *   NEW ──run()──► RUNNING ──requestStop(), a permanent failure (WP-6), a failing source──► STOPPING
+ *   RUNNING, STOPPING ──abort(), a stop's deadline passed, a fatal error on a pool thread──► ABORTING
  *   RUNNING, STOPPING, ABORTING ──Results.close() early, an interrupted consumer,
  *                                 the owner's scope closed under the run──► ABANDONING
  *   RUNNING … ABANDONING ──the driver, once every other thread of the run has finished──► ENDED
@@ -74,11 +74,16 @@ final class Lifecycle<T> {
 
         /** Drop the results nobody will read, releasing workers blocked delivering them. */
         void dropOutbox();
+
+        /** Have {@link #stopDeadlinePassed()} called once {@link System#nanoTime()} reaches {@code deadline} (the watchdog's job). */
+        void abortAt(long deadline);
     }
 
     private final String pool;
     private final Ledger<T> ledger;
     private final Reporter reporter;
+    /** Whether a permanent failure stops the intake (WP-6) or the run goes on (WP-23): {@link PoolConfig#stopsAtFailure()}. */
+    private final boolean stopsAtFailure;
 
     /** Written only by the transitions below, under the lock; read by any thread. */
     private volatile Phase phase = Phase.NEW;
@@ -89,6 +94,12 @@ final class Lifecycle<T> {
     private boolean stopRequested;
     @GuardedBy("this")
     private boolean abortRequested;
+    /** The earliest deadline a {@code requestStop(within)} asked for, in {@link System#nanoTime()}'s terms, if one did. */
+    @GuardedBy("this")
+    private @Nullable Long stopDeadline;
+    /** Whether the run was aborted because a stop's deadline passed (WP-24). */
+    @GuardedBy("this")
+    private boolean deadlinePassed;
     /** Why the run was abandoned, once it was. */
     @GuardedBy("this")
     private RunOutcome.Abandoned.@Nullable Reason abandoned;
@@ -109,10 +120,16 @@ final class Lifecycle<T> {
     /** Set by {@link #end()}, read by any thread. */
     private volatile @Nullable RunOutcome<T> outcome;
 
+    /** A lifecycle whose permanent failures stop the intake, as the seed's rule says (WP-6). */
     Lifecycle(String pool, Ledger<T> ledger, Reporter reporter) {
+        this(pool, ledger, reporter, true);
+    }
+
+    Lifecycle(String pool, Ledger<T> ledger, Reporter reporter, boolean stopsAtFailure) {
         this.pool = pool;
         this.ledger = ledger;
         this.reporter = reporter;
+        this.stopsAtFailure = stopsAtFailure;
     }
 
     /** {@return the phase now} */
@@ -123,6 +140,11 @@ final class Lifecycle<T> {
     /** {@return whether the producer may pull from the source} */
     boolean isPulling() {
         return phase == Phase.RUNNING;
+    }
+
+    /** {@return whether {@code requestStop()} was called (with or without a deadline)} */
+    synchronized boolean isStopRequested() {
+        return stopRequested;
     }
 
     /** {@return whether the run is being cancelled: attempts stop, nothing more is handled} */
@@ -146,6 +168,9 @@ final class Lifecycle<T> {
         }
         effects = run;
         phase = Phase.RUNNING;
+        if (stopDeadline != null) {
+            run.abortAt(stopDeadline);
+        }
         if (abortRequested) {
             abortNow();
         } else if (stopRequested) {
@@ -172,9 +197,48 @@ final class Lifecycle<T> {
         }
     }
 
-    /** A permanent failure: intake stops (WP-6). */
+    /**
+     * requestStop(within): as {@link #requestStop()}, and the run is aborted at {@code deadline}
+     * if it has not ended by then (WP-24). The earliest deadline asked for holds; before the run,
+     * remembered; once aborting or sealed, nothing.
+     */
+    synchronized void requestStop(long deadline) {
+        if (sealed || phase.compareTo(Phase.ABORTING) >= 0) {
+            return;
+        }
+        if (deadline - System.nanoTime() <= 0) { // already passed: an abort, said to be the deadline's
+            deadlinePassed = true;
+            abortRequested = true;
+            if (phase != Phase.NEW) {
+                abortNow();
+            }
+            return;
+        }
+        if (stopDeadline == null || deadline - stopDeadline < 0) {
+            stopDeadline = deadline;
+            if (phase != Phase.NEW) {
+                requireStarted().abortAt(deadline);
+            }
+        }
+        requestStop();
+    }
+
+    /**
+     * The deadline of a {@code requestStop(within)} passed and the run has not ended: RUNNING or
+     * STOPPING → ABORTING, and the outcome says the deadline did it (WP-24). Called on the watchdog.
+     */
+    synchronized void stopDeadlinePassed() {
+        if (sealed || phase.compareTo(Phase.ABORTING) >= 0 || phase == Phase.NEW) {
+            return;
+        }
+        deadlinePassed = true;
+        abortRequested = true;
+        abortNow();
+    }
+
+    /** A permanent failure: intake stops (WP-6), unless the run goes on past its failures (WP-23). */
     synchronized void itemFailed() {
-        if (!sealed && phase == Phase.RUNNING) {
+        if (stopsAtFailure && !sealed && phase == Phase.RUNNING) {
             stopNow();
         }
     }
@@ -332,7 +396,7 @@ final class Lifecycle<T> {
 
     /**
      * The outcome, by precedence: a crash, then an abandon, an abort, a source failure, item
-     * failures, and a normal end. Each carries the ledger's lists, which are final here.
+     * failures (unless the run goes on past them, WP-23), and a normal end. Each carries the ledger's lists, which are final here.
      */
     @GuardedBy("this")
     private RunOutcome<T> decide(Ledger.Fates<T> fates) {
@@ -344,13 +408,16 @@ final class Lifecycle<T> {
                     Objects.requireNonNull(abandoned));
         }
         if (phase == Phase.ABORTING) {
-            return new RunOutcome.Aborted<>(fates.discarded(), fates.cancelled(), fates.failures());
+            return new RunOutcome.Aborted<>(fates.discarded(), fates.cancelled(), fates.failures(), deadlinePassed);
         }
         if (!fates.discarded().isEmpty() || !fates.cancelled().isEmpty()) {
             throw new IllegalStateException("unreachable: items dropped in a run that was not cancelled: " + ledger);
         }
         if (sourceFailure != null) {
             return new RunOutcome.SourceFailed<>(sourceFailure, fates.failures());
+        }
+        if (!stopsAtFailure) {
+            return new RunOutcome.Completed<>(stopRequested, fates.failures()); // the failures were settled as they came (WP-23)
         }
         if (!fates.failures().isEmpty()) {
             return new RunOutcome.Failed<>(fates.failures(), stopRequested);

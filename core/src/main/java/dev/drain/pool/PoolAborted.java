@@ -20,7 +20,8 @@ public final class PoolAborted extends RuntimeException {
 
     /** The exception for {@code outcome}, what the abort left behind; only the pool creates it. */
     PoolAborted(RunOutcome.Aborted<?> outcome) {
-        super("aborted: " + outcome.discarded().size() + " items discarded (never started), "
+        super((outcome.deadlinePassed() ? "aborted at the deadline of a graceful stop: " : "aborted: ")
+                + outcome.discarded().size() + " items discarded (never started), "
                 + outcome.cancelled().size() + " in-flight items cancelled, "
                 + outcome.failures().size() + " items failed");
         this.outcome = outcome;

@@ -8,21 +8,32 @@ import org.jspecify.annotations.Nullable;
 record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, int workers, int queueSize,
                         Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
                         @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads,
-                        @Nullable Settler<T> settler, int settleBatch, int batchesInFlight) {
+                        @Nullable Settler<T> settler, int settleBatch, int batchesInFlight,
+                        WorkerPool.OnFailure onFailure, int failuresKept, boolean deliversResults) {
+
+    /** {@return whether a permanent failure stops the intake (WP-6), or the run goes on (WP-23)} The one home of that rule. */
+    boolean stopsAtFailure() {
+        return onFailure == WorkerPool.OnFailure.STOP;
+    }
 
     /** {@return how far the source may be ahead of the recorded fates: {@code queueSize + workers + 1} (WP-1)} */
     long leadBound() {
         return queueSize + (long) workers + 1L;
     }
 
-    /** {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink, settler} */
+    /**
+     * {@return the settings in one line: workers, queue, timeout, retry policy, intake, sink,
+     * settler, and, where they are not the seed's, what a failure does and that no results are delivered}
+     */
     String describe() {
         String retries = maxRetries == 0 ? "none"
                 : retryable.stream().map(Class::getSimpleName).toList() + " x" + maxRetries;
         return "workers=" + workers + ", queueSize=" + queueSize + ", itemTimeout=" + itemTimeout + ", retries="
                 + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes") + ", settler="
                 + (settler == null ? "no" : "yes, batches of " + settleBatch
-                + (batchesInFlight == 1 ? "" : ", " + batchesInFlight + " in flight"));
+                + (batchesInFlight == 1 ? "" : ", " + batchesInFlight + " in flight"))
+                + (stopsAtFailure() ? "" : ", onFailure=CONTINUE, failuresKept=" + failuresKept)
+                + (deliversResults ? "" : ", results=none");
     }
 
     /** The longest wait the pool keeps in nanoseconds: about 73 years, far enough that a deadline never overflows. */

@@ -95,7 +95,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                 opened.fork("settler", () -> settling.deliver(lifecycle::settlementFailed, lifecycle::crashed));
             }
             opened.fork("watchdog", () -> watchdog.watch(opened::isClosedUnderIt, () -> scopeClosedUnderTheRun(opened),
-                    lifecycle::crashed));
+                    lifecycle::stopDeadlinePassed, lifecycle::crashed));
             opened.fork("driver", this::drive);
         } catch (Throwable e) { // the JVM could not start a thread: end the run here, on the caller's thread
             lifecycle.crashed(e);
@@ -110,13 +110,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     /** The watchdog found the JDK closing the run's scope under it (WP-20): the run ends itself, loudly. */
     private void scopeClosedUnderTheRun(Structured.Boundary opened) {
         if (lifecycle.abandon(RunOutcome.Abandoned.Reason.SCOPE_CLOSED)) {
-            Thread owner = opened.owner();
-            System.getLogger("dev.drain.pool").log(System.Logger.Level.WARNING,
-                    "drain: run {0} abandoned: its owner, thread \"{1}\" (#{2}), is closing the run''s scope without"
-                            + " having closed its Results (a forgotten close(), the results of an earlier run closed"
-                            + " first, or a ScopedValue binding that ended around them); close the results in a"
-                            + " try-with-resources statement on the thread that called run()",
-                    config.name(), owner.getName(), String.valueOf(owner.threadId()));
+            PoolLog.scopeClosed(config.name(), opened.owner());
         }
     }
 
@@ -142,6 +136,11 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     @Override
     public void dropOutbox() {
         outbox.shutdown(true); // releases workers blocked delivering results nobody will read
+    }
+
+    @Override
+    public void abortAt(long deadline) {
+        watchdog.abortAt(deadline);
     }
 
     // ---- the driver ----------------------------------------------------------------------------------
@@ -185,6 +184,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             }
             RunOutcome<T> outcome = lifecycle.end();
             reporter.recordNow(MetricsEvent.POOL_DRAINED, () -> "outcome=" + outcome.getClass().getSimpleName() + " " + ledger);
+            PoolLog.ended(config.name(), outcome, ledger.toString());
         } finally {
             watchdog.stop(); // every attempt has ended
             reporter.shutdown();
@@ -203,6 +203,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             T held = pullUntilStopped();
             if (held != null) {
                 ledger.discarded(List.of(held)); // pulled, and the run was cancelled before it reached the intake
+            } else if (lifecycle.isStopRequested() && !lifecycle.isCancelling()) {
+                PoolLog.stopping(config.name(), ledger.pulledSoFar()); // the intake has stopped, and what it holds drains
             }
         } catch (Throwable e) {
             lifecycle.crashed(e);
@@ -312,7 +314,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                 switch (supervisor.attempt(context, () -> held.stuck(context))) {
                     case Supervisor.Attempted.Succeeded<R> s -> {
                         held.succeeded();
-                        deliver(s.value());
+                        if (config.deliversResults()) {
+                            deliver(s.value());
+                        }
                     }
                     case Supervisor.Attempted.Stuck<R> s -> { } // decided by the watchdog when it found it stuck
                     case Supervisor.Attempted.Cancelled<R> c -> held.cancelled();
@@ -333,6 +337,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             held.cancelled(); // it would be retried, but the run is being cancelled
         } else {
             ledger.retried();
+            PoolLog.retrying(config.name(), context, cause);
             reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(context.item()) + " next_attempt="
                     + (context.attempt() + 1));
         }
@@ -417,8 +422,10 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         /** Records the failure and stops the intake, then waits for the store's room. */
         void failed(int attempts, Throwable cause) {
             decide();
-            ledger.failed(new ItemFailure<>(item, attempts, cause));
-            lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains
+            ItemFailure<T> failure = new ItemFailure<>(item, attempts, cause);
+            ledger.failed(failure);
+            lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains (not WP-23)
+            PoolLog.failed(config.name(), failure, config.stopsAtFailure());
             settling.awaitRoom();
         }
 
@@ -431,6 +438,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             StuckAttempt cause = new StuckAttempt(context, Watchdog.INTERRUPT_ROUNDS, config.itemTimeout());
             ledger.stuck(new ItemFailure<>(item, context.attempt(), cause), cause);
             lifecycle.itemFailed();
+            PoolLog.stuck(config.name(), context.worker(), context.attempt(), config.itemTimeout());
         }
 
         private void decide() {

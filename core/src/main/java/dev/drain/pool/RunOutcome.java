@@ -40,13 +40,39 @@ public sealed interface RunOutcome<T> {
     }
 
     /**
-     * Every item pulled from the source was handled and succeeded (the source ran out, or a stop
-     * was requested and the queued work drained).
+     * Every item pulled from the source was handled (the source ran out, or a stop was requested
+     * and the queued work drained), and each succeeded, or, in a run that goes on past its
+     * failures ({@link WorkerPool.OnFailure#CONTINUE}, WP-23), failed and was settled as failed
+     * on the way. Under the seed's rule ({@link WorkerPool.OnFailure#STOP}) a run with a failure
+     * never ends {@code Completed}: it ends {@link Failed}.
      *
      * @param stopRequested whether {@link WorkerPool#requestStop()} ended intake early
+     * @param failures under {@code CONTINUE}, the first {@link WorkerPool.Builder#failuresKept}
+     *     permanent failures, in order ({@link PoolStats#failed()} counts every one); empty under
+     *     {@code STOP}
      * @param <T> the item type
      */
-    record Completed<T>(boolean stopRequested) implements RunOutcome<T> {}
+    record Completed<T>(boolean stopRequested, List<ItemFailure<T>> failures) implements RunOutcome<T> {
+        /** Copies the list. */
+        public Completed {
+            failures = List.copyOf(failures);
+        }
+
+        /**
+         * A run in which every item succeeded.
+         *
+         * @param stopRequested whether {@link WorkerPool#requestStop()} ended intake early
+         */
+        public Completed(boolean stopRequested) {
+            this(stopRequested, List.of());
+        }
+
+        /** {@return {@code Completed[stopRequested=…]}, with {@code failures=[…]} only if there are any} */
+        @Override
+        public String toString() {
+            return "Completed[stopRequested=" + stopRequested + (failures.isEmpty() ? "" : ", failures=" + failures) + "]";
+        }
+    }
 
     /**
      * Some items failed permanently; intake stopped at the first, and the queued work drained.
@@ -79,19 +105,41 @@ public sealed interface RunOutcome<T> {
     }
 
     /**
-     * {@link WorkerPool#abort()} ended the run.
+     * {@link WorkerPool#abort()} ended the run, or the deadline of a
+     * {@link WorkerPool#requestStop(java.time.Duration)} passed before the graceful stop was over
+     * (WP-24).
      *
      * @param discarded the queued items the abort dropped (never handled)
      * @param cancelled the items whose attempts the abort cancelled
      * @param failures permanent failures, from before the abort or from attempts that were stuck
+     * @param deadlinePassed whether the stop's deadline, not a call to {@code abort()}, aborted the run
      * @param <T> the item type
      */
-    record Aborted<T>(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures) implements RunOutcome<T> {
+    record Aborted<T>(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures, boolean deadlinePassed)
+            implements RunOutcome<T> {
         /** Copies the lists. */
         public Aborted {
             discarded = List.copyOf(discarded);
             cancelled = List.copyOf(cancelled);
             failures = List.copyOf(failures);
+        }
+
+        /**
+         * A run that {@code abort()} ended.
+         *
+         * @param discarded the queued items the abort dropped (never handled)
+         * @param cancelled the items whose attempts the abort cancelled
+         * @param failures permanent failures, from before the abort or from attempts that were stuck
+         */
+        public Aborted(List<T> discarded, List<T> cancelled, List<ItemFailure<T>> failures) {
+            this(discarded, cancelled, failures, false);
+        }
+
+        /** {@return {@code Aborted[discarded=…, cancelled=…, failures=…]}, with {@code deadlinePassed=true} only if it did} */
+        @Override
+        public String toString() {
+            return "Aborted[discarded=" + discarded + ", cancelled=" + cancelled + ", failures=" + failures
+                    + (deadlinePassed ? ", deadlinePassed=true" : "") + "]";
         }
     }
 

@@ -86,6 +86,41 @@ final class RunResults<T, R> implements Results<T, R> {
         }
     }
 
+    /**
+     * Reads and drops every result until the run has ended, and {@return its outcome} (WP-25):
+     * every outcome is returned, but a crash by a {@link VirtualMachineError}, which is thrown. An
+     * interrupt abandons the run (WP-14); the outcome is then returned with the interrupt status set.
+     */
+    RunOutcome<T> drainToEnd() {
+        requireOwner("drain()");
+        try {
+            while (lifecycle.phase() != Lifecycle.Phase.CLOSED && !atEnd) {
+                if (next != null || late.poll() != null) {
+                    next = null;
+                    ledger.delivered();
+                    continue;
+                }
+                try {
+                    next = outbox.get();
+                } catch (QueueShutDown e) {
+                    if (late.isEmpty()) {
+                        awaitEveryThread();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            lifecycle.abandon(RunOutcome.Abandoned.Reason.CONSUMER_INTERRUPTED);
+            awaitEveryThread();
+            Thread.currentThread().interrupt();
+        }
+        RunOutcome<T> outcome = Objects.requireNonNull(lifecycle.outcome(), "the outcome is decided before the run's threads finish");
+        RunOutcome<T> ended = outcome instanceof RunOutcome.Unsettled<T> u ? u.ended() : outcome;
+        if (ended instanceof RunOutcome.Crashed<T> c && c.cause() instanceof VirtualMachineError error) {
+            throw error; // the JVM's trouble is never returned as a value
+        }
+        return outcome;
+    }
+
     @Override
     public R next() {
         requireOwner("next()");

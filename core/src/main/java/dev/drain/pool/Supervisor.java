@@ -130,7 +130,7 @@ final class Supervisor<T, R> {
 
     private Attempted<R> ended(ItemContext<T> context, Structured.Ending<R> ending) {
         return switch (ending) {
-            case Structured.Ending.Returned<R> r when r.value() == null ->
+            case Structured.Ending.Returned<R> r when r.value() == null && config.deliversResults() ->
                     new Attempted.Failed<>(new NullPointerException("the handler returned null for " + context));
             case Structured.Ending.Returned<R> r -> {
                 if (reporter.hasSink()) {

@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  *       its item fails at once (WP-4); a round's interrupt never merges into one the attempt has
  *       not seen yet (see {@link Watch}; decision 0058);</li>
  *   <li>every {@value #OWNER_CHECK_MILLIS} ms, asks whether the run's owner is closing the run's
- *       scope without having closed its results, and if so abandons the run (WP-20).</li>
+ *       scope without having closed its results, and if so abandons the run (WP-20);</li>
+ *   <li>once the deadline of a graceful stop passes ({@link #abortAt}), aborts the run (WP-24).</li>
  * </ul>
  * Why a platform thread: virtual threads are not preempted, so handlers that compute without
  * blocking, on as many workers as there are carriers, would keep every virtual thread of the
@@ -86,6 +87,11 @@ final class Watchdog {
     private final Reports reports;
     /** Whether the watchdog should end; set once, by {@link #stop()}. */
     private volatile boolean stopped;
+    /**
+     * When to abort the run, in {@link System#nanoTime()}'s terms ({@link #abortAt}), if a stop
+     * has a deadline; written under the lifecycle's lock, read and cleared by the watchdog.
+     */
+    private volatile @Nullable Long abortAt;
     /** The watchdog's thread, once {@link #watch} runs; written by it, read by {@link #wake()} and {@link #stop()}. */
     private volatile @Nullable Thread thread;
 
@@ -125,7 +131,7 @@ final class Watchdog {
      * survives its own failures: {@code onFailure} is told, and the loop goes on, because the
      * attempts depend on it.
      */
-    void watch(BooleanSupplier ownerLeft, Runnable onOwnerLeft, Consumer<Throwable> onFailure) {
+    void watch(BooleanSupplier ownerLeft, Runnable onOwnerLeft, Runnable onDeadline, Consumer<Throwable> onFailure) {
         thread = Thread.currentThread();
         long nextOwnerCheck = System.nanoTime() + OWNER_CHECK;
         while (!stopped) {
@@ -138,8 +144,17 @@ final class Watchdog {
                         onOwnerLeft.run(); // abandons the run: the scan below then cancels its attempts
                     }
                 }
+                Long deadline = abortAt;
+                if (deadline != null && now - deadline >= 0) {
+                    abortAt = null;
+                    onDeadline.run(); // aborts the run: the scan below then cancels its attempts
+                }
                 boolean cancel = cancelling.getAsBoolean();
                 sleep = Math.min(timeout, nextOwnerCheck - now);
+                Long pending = abortAt;
+                if (pending != null) {
+                    sleep = Math.min(sleep, pending - now);
+                }
                 for (Watch watch : watches) {
                     sleep = Math.min(sleep, watch.serve(now, cancel, this));
                 }
@@ -151,6 +166,16 @@ final class Watchdog {
             }
             Thread.interrupted(); // the watchdog decides by stopped alone (decision 0015)
         }
+    }
+
+    /**
+     * Has the watchdog abort the run once {@link System#nanoTime()} reaches {@code deadline}
+     * (WP-24); a later call replaces it (the lifecycle only ever moves it earlier). Any thread;
+     * never blocks.
+     */
+    void abortAt(long deadline) {
+        abortAt = deadline;
+        wake();
     }
 
     /** Makes the watchdog look at every watch now: the run is being cancelled. Any thread; never blocks. */

@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link ScopedValue}, and nothing another attempt sets.</li>
  *   <li>No leaks: when the run has ended, every thread it started has finished.</li>
  * </ol>
- * then what they take for granted (WP-11 … WP-22):
+ * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-26):
  * <ol start="11">
  *   <li>The types say what they mean: no raw type and no bare {@code Object} in a public
  *       signature.</li>
@@ -62,7 +62,22 @@ import org.jspecify.annotations.Nullable;
  *   <li>At most {@code workers} handlers run at any moment.</li>
  *   <li>Every fate is settled with the store, once, through the {@linkplain Builder#settler
  *       settler}.</li>
+ *   <li>A run may outlive its bad items ({@link OnFailure#CONTINUE}): each is settled as failed,
+ *       counted, logged, and the run goes on.</li>
+ *   <li>A graceful stop may have a deadline ({@link #requestStop(Duration)}), past which it is an
+ *       abort, and the outcome says so.</li>
+ *   <li>Work whose result nobody wants ({@link #forEach}) has no null trap and needs no reader;
+ *       {@link #drain} runs a pool to its end in one call.</li>
+ *   <li>What nobody else is told is logged on {@code System.Logger} {@code dev.drain.pool}.</li>
  * </ol>
+ *
+ * <h2>A batch or a service</h2>
+ * A batch reads its results: {@code try (var results = pool.run(source)) { for (var r : results) … }},
+ * with {@link #builder}, whose first permanent failure stops the run (WP-6). A service does its work
+ * as a side effect and goes on past its bad items: {@code WorkerPool.forEach(job -> work(job))}
+ * with a {@linkplain Builder#settler settler}, then {@code pool.drain(source)} on the service's
+ * thread, and {@code pool.requestStop(Duration.ofSeconds(25))} from the thread that learns of the
+ * deployment.
  *
  * <h2>How it runs</h2>
  * {@link #run(Iterator)} opens the run's {@code StructuredTaskScope} on the calling thread, starts
@@ -83,7 +98,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>The source runs out: the queued work drains and the run completes.</li>
  *   <li>{@link #requestStop()} (graceful, the deployment path): no more items are pulled, the
- *       queued and in-flight work drains, the run completes normally.</li>
+ *       queued and in-flight work drains, the run completes normally;
+ *       {@link #requestStop(Duration)} turns it into an abort if it outlives its deadline.</li>
  *   <li>{@link #abort()} (emergency): queued items are dropped and reported, in-flight attempts
  *       are cancelled with the escalating interrupts, and the iteration ends with
  *       {@link PoolAborted} naming what was left undone.</li>
@@ -112,7 +128,8 @@ import org.jspecify.annotations.Nullable;
  * <h2>Nulls</h2>
  * Arguments may not be {@code null}; the source may not yield {@code null} (the run then ends as
  * {@link RunOutcome.SourceFailed}); a handler that returns {@code null} fails that attempt with a
- * {@link NullPointerException}.
+ * {@link NullPointerException}. A {@link SideEffect} of {@link #forEach} returns nothing: for it,
+ * returning is success.
  *
  * @param <T> the item type
  * @param <R> the result type
@@ -125,6 +142,28 @@ public final class WorkerPool<T, R> {
         SHUTDOWN_QUEUE,
         /** A {@link java.util.concurrent.LinkedBlockingQueue} bounded at {@code queueSize}, with one stop marker per worker. */
         SENTINEL
+    }
+
+    /**
+     * What a permanent failure (a failure that is not retried) does to the run; see
+     * {@link Builder#onFailure} and decision 0060.
+     */
+    public enum OnFailure {
+        /**
+         * The seed's rule (WP-6): intake stops at the first permanent failure, the queued and
+         * in-flight work drains, and the run ends {@link RunOutcome.Failed}, its iteration with one
+         * {@link PoolFailure} holding every failure. The default of {@link #builder}: a batch
+         * whose results are read stops at its first bad item.
+         */
+        STOP,
+        /**
+         * A run that outlives its bad items (WP-23): the failure is recorded, counted, settled as
+         * failed (a durable settler dead-letters it), reported to the sink and logged, and the run
+         * goes on pulling; it ends {@link RunOutcome.Completed}, keeping the first
+         * {@link Builder#failuresKept} failures with their causes. The default of
+         * {@link #forEach}: a service has nobody to throw a failure at mid-run.
+         */
+        CONTINUE
     }
 
     private static final AtomicLong POOLS = new AtomicLong();
@@ -142,8 +181,8 @@ public final class WorkerPool<T, R> {
         this.config = config;
         this.reporter = new Reporter(config.metrics());
         this.settling = new Settling<>(config.settler(), config.settleBatch(), config.batchesInFlight(), reporter);
-        this.ledger = new Ledger<>(settling, reporter);
-        this.lifecycle = new Lifecycle<>(config.name(), ledger, reporter);
+        this.ledger = new Ledger<>(settling, reporter, config.stopsAtFailure() ? Integer.MAX_VALUE : config.failuresKept());
+        this.lifecycle = new Lifecycle<>(config.name(), ledger, reporter, config.stopsAtFailure());
     }
 
     /**
@@ -156,7 +195,30 @@ public final class WorkerPool<T, R> {
      *     nothing retryable, the {@code SHUTDOWN_QUEUE} intake, no metrics, no settler
      */
     public static <T, R> Builder<T, R> builder(Handler<? super T, ? extends R> handle) {
-        return new Builder<>(handle);
+        return new Builder<>(handle, true, OnFailure.STOP);
+    }
+
+    /**
+     * Starts configuring a pool whose work is a side effect: nobody wants a result, so returning is
+     * success (no {@code null} trap), nothing is delivered to the {@link Results} (a run makes
+     * progress whether or not anyone iterates them; {@link #drain} runs one to its end in one
+     * call), and a permanent failure does not end the run: it is settled as failed, logged, and
+     * the run goes on ({@link OnFailure#CONTINUE}, unless {@link Builder#onFailure} says
+     * otherwise). WP-23, WP-25.
+     *
+     * @param action what to do with each item
+     * @param <T> the item type
+     * @return a builder with the defaults of {@link #builder}, but for {@code onFailure}
+     *     ({@code CONTINUE}, keeping {@value Builder#DEFAULT_FAILURES_KEPT} failures)
+     */
+    @SuppressWarnings("NullAway") // Void's one value is null; a forEach pool delivers no result, so none is read
+    public static <T> Builder<T, Void> forEach(SideEffect<? super T> action) {
+        Objects.requireNonNull(action, "action");
+        Handler<T, Void> handler = item -> {
+            action.accept(item);
+            return null;
+        };
+        return new Builder<>(handler, false, OnFailure.CONTINUE);
     }
 
     /**
@@ -201,7 +263,59 @@ public final class WorkerPool<T, R> {
         return start(new Source<>(source::iterator, source::close)); // a used stream fails the run, and is closed
     }
 
-    private Results<T, R> start(Source<T> source) {
+    /**
+     * Runs over {@code source} on the calling thread until the run has ended, reading and dropping
+     * every result, and {@return how it ended}: the one call a service's {@code main} makes
+     * (WP-25). The calling thread owns the run as with {@link #run(Iterator)} (WP-17); another
+     * thread ends it with {@link #requestStop()}, {@link #requestStop(Duration)} or {@link #abort()}.
+     * Every ending is returned, as the sealed {@link RunOutcome} (a {@link RunOutcome.Failed}, an
+     * {@link RunOutcome.Aborted} or an {@link RunOutcome.Unsettled} too), except a
+     * {@link VirtualMachineError} that crashed the run, which is thrown. If the calling thread is
+     * interrupted, the run is abandoned (WP-14), and this returns its
+     * {@link RunOutcome.Abandoned} once every thread has ended, with the interrupt status set.
+     *
+     * @param source the items
+     * @return the outcome
+     * @throws IllegalStateException if this pool has run before
+     */
+    public RunOutcome<T> drain(Iterator<? extends T> source) {
+        Objects.requireNonNull(source, "source");
+        return drainToEnd(start(new Source<>(() -> source, null)));
+    }
+
+    /**
+     * Runs over {@code source}'s iterator to the end, on the calling thread.
+     *
+     * @param source the items
+     * @return the outcome
+     * @throws IllegalStateException if this pool has run before
+     * @see #drain(Iterator)
+     */
+    public RunOutcome<T> drain(Iterable<? extends T> source) {
+        Objects.requireNonNull(source, "source");
+        return drainToEnd(start(new Source<>(source::iterator, null)));
+    }
+
+    /**
+     * Runs over {@code source} to the end, on the calling thread, and closes it.
+     *
+     * @param source the items
+     * @return the outcome
+     * @throws IllegalStateException if this pool has run before
+     * @see #drain(Iterator)
+     */
+    public RunOutcome<T> drain(Stream<? extends T> source) {
+        Objects.requireNonNull(source, "source");
+        return drainToEnd(start(new Source<>(source::iterator, source::close)));
+    }
+
+    private static <T, R> RunOutcome<T> drainToEnd(RunResults<T, R> results) {
+        try (results) {
+            return results.drainToEnd();
+        }
+    }
+
+    private RunResults<T, R> start(Source<T> source) {
         Run<T, R> run;
         try {
             run = new Run<>(config, source, lifecycle, ledger, reporter, settling);
@@ -220,6 +334,24 @@ public final class WorkerPool<T, R> {
      */
     public void requestStop() {
         lifecycle.requestStop();
+    }
+
+    /**
+     * Stops the run gracefully, and aborts it if it has not ended within {@code within} (WP-24):
+     * as {@link #requestStop()} at once; then, once {@code within} has passed, as {@link #abort()}
+     * (in-flight attempts cancelled with the escalating interrupts, queued items dropped, every
+     * unfinished item released to the settler), and the run ends {@link RunOutcome.Aborted} with
+     * {@code deadlinePassed}. The deadline counts from this call; the earliest of several holds.
+     * Returns at once; any thread; before the run, the run starts stopped, its deadline running;
+     * after the run has ended, or once it is aborting, does nothing.
+     *
+     * @param within how long the graceful stop may take; zero or negative aborts at once
+     */
+    public void requestStop(Duration within) {
+        Objects.requireNonNull(within, "within");
+        long nanos = within.compareTo(Duration.ofNanos(PoolConfig.LONGEST_NANOS)) > 0 ? PoolConfig.LONGEST_NANOS
+                : within.isNegative() ? 0 : within.toNanos();
+        lifecycle.requestStop(System.nanoTime() + nanos);
     }
 
     /**
@@ -297,6 +429,12 @@ public final class WorkerPool<T, R> {
         /** The most batches a {@link Settler} may keep waiting for their acknowledgement ({@link Settler#batchesInFlight()}). */
         public static final int MAX_BATCHES_IN_FLIGHT = 1_000;
 
+        /** How many failures a run that goes on past them keeps with their causes, unless {@link #failuresKept} says otherwise. */
+        public static final int DEFAULT_FAILURES_KEPT = 100;
+
+        /** The largest {@link #failuresKept}. */
+        public static final int MAX_FAILURES_KEPT = 100_000;
+
         private final @Nullable Handler<? super T, ? extends R> handler;
         private int workers = 4;
         private int queueSize = 16;
@@ -311,8 +449,17 @@ public final class WorkerPool<T, R> {
         /** Whether {@link #settleBatch} was called: it needs a settler. */
         private boolean settleBatchSet;
 
-        private Builder(@Nullable Handler<? super T, ? extends R> handler) {
+        /** Whether the handler's results are delivered; {@code false} for {@link #forEach}. */
+        private final boolean deliversResults;
+        private OnFailure onFailure;
+        private int failuresKept = DEFAULT_FAILURES_KEPT;
+        /** Whether {@link #failuresKept} was called: it needs {@code CONTINUE}. */
+        private boolean failuresKeptSet;
+
+        private Builder(@Nullable Handler<? super T, ? extends R> handler, boolean deliversResults, OnFailure onFailure) {
             this.handler = handler;
+            this.deliversResults = deliversResults;
+            this.onFailure = onFailure;
         }
 
         /**
@@ -427,6 +574,35 @@ public final class WorkerPool<T, R> {
         }
 
         /**
+         * Chooses what a permanent failure does: {@link OnFailure#STOP} (the seed's rule, WP-6,
+         * the default of {@link WorkerPool#builder}) or {@link OnFailure#CONTINUE} (the run goes
+         * on, WP-23, the default of {@link WorkerPool#forEach}).
+         *
+         * @param onFailure the rule
+         * @return this builder
+         */
+        public Builder<T, R> onFailure(OnFailure onFailure) {
+            this.onFailure = Objects.requireNonNull(onFailure, "onFailure");
+            return this;
+        }
+
+        /**
+         * Sets how many permanent failures a run that goes on past them ({@link OnFailure#CONTINUE})
+         * keeps, with their items and causes, for its outcome: the first ones, in order. Every
+         * failure is counted ({@link PoolStats#failed()}), settled and logged all the same; the
+         * bound keeps a run of any length in bounded memory. Needs {@code CONTINUE}: under
+         * {@code STOP} every failure is kept (the lead bounds them, WP-1).
+         *
+         * @param failuresKept between 0 and {@value #MAX_FAILURES_KEPT}; {@value #DEFAULT_FAILURES_KEPT} by default
+         * @return this builder
+         */
+        public Builder<T, R> failuresKept(int failuresKept) {
+            this.failuresKept = failuresKept;
+            this.failuresKeptSet = true;
+            return this;
+        }
+
+        /**
          * Chooses the intake: {@link IntakeKind#SHUTDOWN_QUEUE} (the default) or
          * {@link IntakeKind#SENTINEL}; both meet the whole contract.
          *
@@ -503,6 +679,12 @@ public final class WorkerPool<T, R> {
                             + ", was " + inFlight);
                 }
             }
+            if (failuresKept < 0 || failuresKept > MAX_FAILURES_KEPT) {
+                problems.add("failuresKept must be between 0 and " + MAX_FAILURES_KEPT + ", was " + failuresKept);
+            } else if (failuresKeptSet && onFailure == OnFailure.STOP) {
+                problems.add("failuresKept is " + failuresKept + " but onFailure is STOP, which keeps every failure:"
+                        + " set onFailure(CONTINUE), or leave failuresKept alone");
+            }
             String poolName = name == null ? "drain-pool-" + POOLS.incrementAndGet() : name;
             if (poolName.isBlank()) {
                 problems.add("name must not be blank");
@@ -513,7 +695,7 @@ public final class WorkerPool<T, R> {
             requirePreview();
             return new WorkerPool<>(new PoolConfig<>(poolName, handler, workers, queueSize, timeout,
                     List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName), settler,
-                    settleBatch, inFlight));
+                    settleBatch, inFlight, onFailure, failuresKept, deliversResults));
         }
     }
 }

@@ -32,6 +32,11 @@ class LifecycleTransitionsTest {
         }
 
         @Override
+        public void abortAt(long deadline) {
+            effects.add("abortAt");
+        }
+
+        @Override
         public List<Integer> dropIntake() {
             effects.add("dropIntake");
             List<Integer> dropped = List.copyOf(queued);

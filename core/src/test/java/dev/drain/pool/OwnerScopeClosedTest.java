@@ -74,7 +74,7 @@ class OwnerScopeClosedTest {
         assertThat(owner.value()).as("the one result taken").startsWith("r"); // bounded: the owner's thread ends
         assertThat(outcomeOf(left)).isInstanceOfSatisfying(RunOutcome.Abandoned.class,
                 abandoned -> assertThat(abandoned.reason()).isEqualTo(RunOutcome.Abandoned.Reason.SCOPE_CLOSED));
-        assertThat(warnings.messages()).singleElement().asString()
+        assertThat(warnings.abandonments()).singleElement().asString()
                 .contains("run forgotten-" + kind + " abandoned", "thread \"forgetful-owner\"", "close()");
         assertNoThreadsLeft(pool);
     }
@@ -126,7 +126,7 @@ class OwnerScopeClosedTest {
         })).isInstanceOf(java.util.concurrent.StructureViolationException.class)).value();
         assertThat(outcomeOf(left)).isInstanceOfSatisfying(RunOutcome.Abandoned.class,
                 abandoned -> assertThat(abandoned.reason()).isEqualTo(RunOutcome.Abandoned.Reason.SCOPE_CLOSED));
-        assertThat(warnings.messages()).singleElement().asString().contains("run escaped-" + kind + " abandoned");
+        assertThat(warnings.abandonments()).singleElement().asString().contains("run escaped-" + kind + " abandoned");
         assertNoThreadsLeft(pool);
     }
 
@@ -152,7 +152,7 @@ class OwnerScopeClosedTest {
         }).isInstanceOf(java.util.concurrent.StructureViolationException.class)).value();
         assertThat(outcomeOf(left)).isInstanceOfSatisfying(RunOutcome.Abandoned.class,
                 abandoned -> assertThat(abandoned.reason()).isEqualTo(RunOutcome.Abandoned.Reason.SCOPE_CLOSED));
-        assertThat(warnings.messages()).singleElement().asString().contains("run enclosed-" + kind + " abandoned");
+        assertThat(warnings.abandonments()).singleElement().asString().contains("run enclosed-" + kind + " abandoned");
         assertNoThreadsLeft(pool);
     }
 
@@ -183,7 +183,7 @@ class OwnerScopeClosedTest {
             }
         }).value());
         assertThat(results).hasSize(120);
-        assertThat(warnings.messages()).as("no run was abandoned").isEmpty();
+        assertThat(warnings.abandonments()).as("no run was abandoned").isEmpty();
         assertNoThreadsLeft(pool);
     }
 

@@ -27,10 +27,12 @@ final class PoolApi {
      * @param inFlight items in flight
      * @param delivered results the consumer received, or -1 if the API does not count them
      * @param maxLead the largest lead
+     * @param unsettled what the store did not acknowledge
+     * @param deadlinePassed whether the run was aborted at a stop's deadline (WP-24)
      */
     record End(String outcome, List<Integer> failed, List<Integer> discarded, List<Integer> cancelled, long pulled,
                long succeeded, long failedCount, long discardedCount, long cancelledCount, long inFlight,
-               long delivered, long maxLead, List<Settlement<Integer>> unsettled) {}
+               long delivered, long maxLead, List<Settlement<Integer>> unsettled, boolean deadlinePassed) {}
 
     /** A metrics sink that takes an event by its id ({@code "item.accepted"}), as the old API named it. */
     @FunctionalInterface
@@ -55,6 +57,16 @@ final class PoolApi {
         builder.settler(settler).settleBatch(batch);
     }
 
+    /** Has the run of {@code builder} go on past its permanent failures (WP-23); the old pool's twin cannot, and stops. */
+    static void continuing(WorkerPool.Builder<Integer, Integer> builder) {
+        builder.onFailure(WorkerPool.OnFailure.CONTINUE);
+    }
+
+    /** A graceful stop with a deadline (WP-24); the old pool's twin stops, and aborts from a timer of its own. */
+    static void stopWithin(WorkerPool<Integer, Integer> pool, java.time.Duration within) {
+        pool.requestStop(within);
+    }
+
     /** {@return what the ended run's outcome and counters say} */
     static End end(Results<Integer, Integer> results) {
         RunOutcome<Integer> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
@@ -64,6 +76,6 @@ final class PoolApi {
         return new End(ended.getClass().getSimpleName(), outcome.failures().stream().map(ItemFailure::item).toList(),
                 outcome.discarded(), outcome.cancelled(), stats.pulled(), stats.succeeded(), stats.failed(),
                 stats.discarded(), stats.cancelled(), stats.inFlight(), stats.delivered(), stats.maxLead(),
-                outcome.unsettled());
+                outcome.unsettled(), ended instanceof RunOutcome.Aborted<Integer> a && a.deadlinePassed());
     }
 }

@@ -156,6 +156,9 @@ final class PoolRunner {
                     .intake(w.intake()).workers(w.workers()).queueSize(w.queueSize()).itemTimeout(TIMEOUT)
                     .maxRetries(w.maxRetries()).metrics(PoolApi.sink(this::sink));
             PoolApi.settled(builder, this::settle, SETTLE_BATCH);
+            if (w.continuing()) {
+                PoolApi.continuing(builder);
+            }
             if (w.maxRetries() > 0) { // retryable types mean something only with retries (WP-16)
                 builder.retryable(IOException.class);
                 if (w.retryTimeouts()) {
@@ -407,6 +410,7 @@ final class PoolRunner {
         private boolean endNow(AutoCloseable run) {
             switch (w.ending()) {
                 case STOP -> onAnotherThread(pool::requestStop);
+                case STOP_WITH_DEADLINE -> onAnotherThread(() -> PoolApi.stopWithin(pool, w.stopDeadline()));
                 case ABORT -> onAnotherThread(pool::abort);
                 case CLOSE -> {
                     closeQuietly(run);
@@ -465,7 +469,7 @@ final class PoolRunner {
             PoolApi.End ended = end.get();
             if (ended == null) {
                 ended = new PoolApi.End(hung ? "HUNG" : "NO END (the owner threw: see the other properties)",
-                        List.of(), List.of(), List.of(), -1, 0, 0, 0, 0, 0, -1, -1, List.of());
+                        List.of(), List.of(), List.of(), -1, 0, 0, 0, 0, 0, -1, -1, List.of(), false);
             }
             return new Observed(ended, new ArrayList<>(results), endThrew.get(), took, hung, liveThreadsAtEnd.get(),
                     newThreadsAlive, leaked.size(), List.copyOf(crossings), List.copyOf(bindingMisses),

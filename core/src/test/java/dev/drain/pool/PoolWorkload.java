@@ -25,9 +25,11 @@ import org.quicktheories.generators.Generate;
  * @param ending how the run ends
  * @param endAfter after how many results the ending comes (0: at once)
  * @param consumer the kind of thread that calls {@code run()} and consumes
+ * @param continuing whether the run goes on past its permanent failures (WP-23), or stops at the first (WP-6)
  */
 record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, int maxRetries, boolean retryTimeouts,
-                    int items, Fault fault, int faultAt, Ending ending, int endAfter, ThreadKind consumer) {
+                    int items, Fault fault, int faultAt, Ending ending, int endAfter, ThreadKind consumer,
+                    boolean continuing) {
 
     /** Which callback misbehaves, and how. The first is no fault at all. */
     enum Fault {
@@ -75,6 +77,11 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
         NATURALLY,
         /** requestStop(), from another thread. */
         STOP,
+        /**
+         * requestStop(within), from another thread, with a deadline of 0, 5 or 10 ms
+         * ({@link #stopDeadline()}): a stop that drains in time, or an abort at the deadline (WP-24).
+         */
+        STOP_WITH_DEADLINE,
         /** abort(), from another thread. */
         ABORT,
         /** The owner closes the results early. */
@@ -83,6 +90,15 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
         INTERRUPT,
         /** Another thread calls close() and hasNext(); both must be refused, and the run goes on. */
         WRONG_THREAD
+    }
+
+    /**
+     * {@return the deadline of a {@link Ending#STOP_WITH_DEADLINE}}: 0 ms (an abort at once, said to
+     * be the deadline's), 5 or 10 ms (shorter than a handler that waits for its timeout, longer than
+     * a quick drain), by {@code faultAt}.
+     */
+    java.time.Duration stopDeadline() {
+        return java.time.Duration.ofMillis(5L * (faultAt % 3));
     }
 
     /** {@return whether item {@code item} is the one the fault hits} */
@@ -114,8 +130,9 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
                 Generate.range(0, 2), Generate.booleans(), Shape::new);
         Gen<Story> story = Generate.range(0, 10).zip(faults(), Generate.range(0, 9), Generate.enumValues(Ending.class),
                 Generate.range(0, 3), Story::new);
-        return shape.zip(story, Generate.enumValues(ThreadKind.class), (s, t, consumer) -> new PoolWorkload(s.intake(),
-                s.workers(), s.queueSize(), s.maxRetries(), s.retryTimeouts(), t.items(), t.fault(), t.faultAt(),
-                t.ending(), t.endAfter(), consumer));
+        return shape.zip(story, Generate.enumValues(ThreadKind.class), Generate.booleans(),
+                (s, t, consumer, continuing) -> new PoolWorkload(s.intake(), s.workers(), s.queueSize(), s.maxRetries(),
+                        s.retryTimeouts(), t.items(), t.fault(), t.faultAt(), t.ending(), t.endAfter(), consumer,
+                        continuing));
     }
 }

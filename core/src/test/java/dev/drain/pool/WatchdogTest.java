@@ -90,7 +90,7 @@ class WatchdogTest {
             });
             Watchdog dog = watchdog;
             this.loop = spawn.use(ThreadKind.PLATFORM).run("watchdog-under-test",
-                    () -> dog.watch(this::ownerLeft, ownerLeftRuns::incrementAndGet, failures::add));
+                    () -> dog.watch(this::ownerLeft, ownerLeftRuns::incrementAndGet, () -> { }, failures::add));
         }
 
         private boolean isCancelling() {
@@ -310,7 +310,7 @@ class WatchdogTest {
     void theTimeoutIsCappedSoThatNoDeadlineOverflows() {
         PoolConfig<Integer, Integer> config = new PoolConfig<>("cap", item -> item, 1, 1,
                 java.time.temporal.ChronoUnit.FOREVER.getDuration(), List.of(), 0, null,
-                WorkerPool.IntakeKind.SHUTDOWN_QUEUE, new PoolThreads("cap"), null, 1, 1);
+                WorkerPool.IntakeKind.SHUTDOWN_QUEUE, new PoolThreads("cap"), null, 1, 1, WorkerPool.OnFailure.STOP, 0, true);
         Watchdog watchdog = new Watchdog(1, config.itemTimeoutNanos(), () -> false, new SilentReports());
         assertThat(watchdog.timeout()).isEqualTo(PoolConfig.LONGEST_NANOS);
         assertThatThrownBy(() -> new Watchdog(1, Long.MAX_VALUE, () -> false, new SilentReports()))
@@ -575,7 +575,7 @@ class WatchdogTest {
         Watchdog watchdog = new Watchdog(1, Duration.ofMinutes(1).toNanos(), () -> false, new SilentReports());
         watchdog.stop();
         Call<Void> loop = spawn.use(ThreadKind.PLATFORM).run("watchdog-stopped-early",
-                () -> watchdog.watch(() -> asked.incrementAndGet() < 0, () -> { }, e -> { }));
+                () -> watchdog.watch(() -> asked.incrementAndGet() < 0, () -> { }, () -> { }, e -> { }));
         loop.value();
         assertThat(asked).hasValue(0);
     }

@@ -95,6 +95,8 @@ class WorkerPoolProperties {
             counts.merge("consumer on a " + name(w.consumer()) + " thread", 1L, Long::sum);
             observed.merge("runs whose lead reached queueSize + workers + 1", o.reachedLeadBound() ? 1L : 0L, Long::sum);
             observed.merge("outcome " + o.end().outcome(), 1L, Long::sum);
+            observed.merge("runs aborted at a stop's deadline", o.end().deadlinePassed() ? 1L : 0L, Long::sum);
+            counts.merge("runs that go on past their failures", w.continuing() ? 1L : 0L, Long::sum);
             observed.merge("runs whose ending came only after the last result", o.endedAfterTheLastResult() ? 1L : 0L,
                     Long::sum);
         }
@@ -155,7 +157,7 @@ class WorkerPoolProperties {
         evidence.property("Every pulled item has exactly one fate (result, permanent failure, discarded, cancelled), "
                 + "the outcome's lists equal the counters, nothing is in flight at the end, every result is "
                 + "delivered unless the consumer gave up, and calls from the wrong thread are refused.",
-                "WP-2", "WP-12", "WP-13", "WP-17");
+                "WP-2", "WP-12", "WP-13", "WP-17", "WP-24");
         forAllWorkloads(evidence, (w, o) -> {
             PoolApi.End end = o.end();
             assertThat(o.hung()).as("the run hung").isFalse();
@@ -194,7 +196,8 @@ class WorkerPoolProperties {
     @Test
     void everyRunEndsWithinABound(Evidence evidence) {
         evidence.property("Every run ends, and its results close, within " + PoolRunner.RUN_BOUND + " (the slowest "
-                + "workload needs well under a second), whatever its callbacks throw or swallow.", "WP-3", "WP-4", "WP-18");
+                + "workload needs well under a second), whatever its callbacks throw or swallow.", "WP-3", "WP-4", "WP-18",
+                "WP-24");
         forAllWorkloads(evidence, (w, o) -> {
             assertThat(o.hung()).as("the run hung (took %s)", o.took()).isFalse();
             assertThat(o.took()).isLessThan(PoolRunner.RUN_BOUND);
@@ -303,6 +306,42 @@ class WorkerPoolProperties {
                     assertThat(o.settlerCalls()).as("calls to a store after its fatal error").isEqualTo(failingCall);
                     assertThat(end.outcome()).isEqualTo("Crashed");
                 }
+            }
+        });
+    }
+
+    /**
+     * WP-23: a run that goes on past its permanent failures never ends {@code Failed}, and one whose
+     * only fault is in its handler and that ends by itself pulls every item of its source.
+     */
+    @Test
+    void aContinuingRunOutlivesItsFailures(Evidence evidence) {
+        evidence.property("A run that goes on past its permanent failures never ends Failed; one whose only fault is in "
+                + "its handler, and that ends by itself, pulls every item of its source, however many failed.", "WP-23");
+        forAllWorkloads(evidence, (w, o) -> {
+            if (w.continuing()) {
+                assertThat(o.end().outcome()).as("the outcome").isNotEqualTo("Failed");
+                if (w.ending() == Ending.NATURALLY && w.fault().where == Where.HANDLER) {
+                    assertThat(o.end().pulled()).as("items pulled, of %s", w.items()).isEqualTo(w.items());
+                }
+            }
+        });
+    }
+
+    /**
+     * WP-24: a stop with a deadline ends the run within the deadline's bound, as {@code Completed}
+     * (its work drained in time) or {@code Aborted} at the deadline, unless a fault ended it first.
+     */
+    @Test
+    void aStopWithADeadlineDrainsOrAbortsAtIt(Evidence evidence) {
+        evidence.property("A stop with a deadline ends the run as Completed (it drained in time) or Aborted at the "
+                + "deadline, unless a fault of the handler, the source or the store ended it its own way first.", "WP-24");
+        forAllWorkloads(evidence, (w, o) -> {
+            if (w.ending() == Ending.STOP_WITH_DEADLINE && w.fault().where != Where.SOURCE
+                    && w.fault().where != Where.SETTLER && !(w.fault().where == Where.HANDLER && !w.continuing())) {
+                assertThat(o.end().outcome()).as("the outcome").isIn("Completed", "Aborted");
+                assertThat(o.end().outcome().equals("Aborted")).as("aborted only at the deadline")
+                        .isEqualTo(o.end().deadlinePassed());
             }
         });
     }

@@ -20,9 +20,11 @@ public final class PoolWarnings implements BeforeEachCallback, AfterEachCallback
     private static final Logger POOL = Logger.getLogger("dev.drain.pool");
 
     private final List<String> messages = new CopyOnWriteArrayList<>();
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord logged) {
+            records.add(logged);
             String text = logged.getMessage();
             Object[] parameters = logged.getParameters();
             messages.add(parameters == null ? text : java.text.MessageFormat.format(text, parameters));
@@ -43,7 +45,17 @@ public final class PoolWarnings implements BeforeEachCallback, AfterEachCallback
         return warnings;
     }
 
-    /** {@return every warning the pool logged while this was installed, formatted} */
+    /** {@return every record the pool logged while this was installed, at the logger's level or above} */
+    public List<LogRecord> records() {
+        return List.copyOf(records);
+    }
+
+    /** {@return the warnings that a run's owner closed its scope under it (WP-20), formatted} */
+    public List<String> abandonments() {
+        return messages.stream().filter(m -> m.contains(" abandoned: its owner")).toList();
+    }
+
+    /** {@return every line the pool logged while this was installed, at the logger's level or above, formatted} */
     public List<String> messages() {
         return List.copyOf(messages);
     }
@@ -63,6 +75,7 @@ public final class PoolWarnings implements BeforeEachCallback, AfterEachCallback
     @Override
     public void beforeEach(ExtensionContext context) {
         messages.clear();
+        records.clear();
         install();
     }
 
