@@ -73,7 +73,9 @@ public final class DrainJShell implements AutoCloseable {
                 .err(out)
                 .compilerOptions("--enable-preview", "--source", Integer.toString(Runtime.version().feature()),
                         "--class-path", classPath)
-                .remoteVMOptions("--enable-preview", "--class-path", classPath)
+                // the tests' logging (no handler: tests print nothing), so that what a snippet prints is its own
+                .remoteVMOptions("--enable-preview", "--class-path", classPath, "-Djava.util.logging.config.file="
+                        + System.getProperty("java.util.logging.config.file", "jshell/logging.properties"))
                 .build();
         evaluate("the DEFAULT startup", DEFAULT_STARTUP);
         evaluate("startup.jsh", Files.readString(SCRIPTS.resolve("startup.jsh")));
