@@ -265,8 +265,7 @@ public final class WorkerPool<T, R> {
 
     /**
      * Runs over {@code source} on the calling thread until the run has ended, reading and dropping
-     * every result, and {@return how it ended}: the one call a service's {@code main} makes
-     * (WP-25). The calling thread owns the run as with {@link #run(Iterator)} (WP-17); another
+     * every result, and returns how it ended: the one call a service's {@code main} makes (WP-25). The calling thread owns the run as with {@link #run(Iterator)} (WP-17); another
      * thread ends it with {@link #requestStop()}, {@link #requestStop(Duration)} or {@link #abort()}.
      * Every ending is returned, as the sealed {@link RunOutcome} (a {@link RunOutcome.Failed}, an
      * {@link RunOutcome.Aborted} or an {@link RunOutcome.Unsettled} too), except a
