@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link ScopedValue}, and nothing another attempt sets.</li>
  *   <li>No leaks: when the run has ended, every thread it started has finished.</li>
  * </ol>
- * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-26):
+ * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-27):
  * <ol start="11">
  *   <li>The types say what they mean: no raw type and no bare {@code Object} in a public
  *       signature.</li>
@@ -69,6 +69,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Work whose result nobody wants ({@link #forEach}) has no null trap and needs no reader;
  *       {@link #drain} runs a pool to its end in one call.</li>
  *   <li>What nobody else is told is logged on {@code System.Logger} {@code dev.drain.pool}.</li>
+ *   <li>The JVM's shutdown (SIGTERM) stops the runs drained through a {@link StopOnShutdown} with
+ *       a deadline, and holds the JVM until they have ended, or the deadline plus a grace.</li>
  * </ol>
  *
  * <h2>A batch or a service</h2>
@@ -76,8 +78,8 @@ import org.jspecify.annotations.Nullable;
  * with {@link #builder}, whose first permanent failure stops the run (WP-6). A service does its work
  * as a side effect and goes on past its bad items: {@code WorkerPool.forEach(job -> work(job))}
  * with a {@linkplain Builder#settler settler}, then {@code pool.drain(source)} on the service's
- * thread, and {@code pool.requestStop(Duration.ofSeconds(25))} from the thread that learns of the
- * deployment.
+ * thread, under a {@link StopOnShutdown}, which turns SIGTERM into
+ * {@code pool.requestStop(Duration.ofSeconds(25))} and holds the JVM until the run has ended.
  *
  * <h2>How it runs</h2>
  * {@link #run(Iterator)} opens the run's {@code StructuredTaskScope} on the calling thread, starts
@@ -350,7 +352,12 @@ public final class WorkerPool<T, R> {
         Objects.requireNonNull(within, "within");
         long nanos = within.compareTo(Duration.ofNanos(PoolConfig.LONGEST_NANOS)) > 0 ? PoolConfig.LONGEST_NANOS
                 : within.isNegative() ? 0 : within.toNanos();
-        lifecycle.requestStop(System.nanoTime() + nanos);
+        requestStopAt(System.nanoTime() + nanos);
+    }
+
+    /** As {@link #requestStop(Duration)}, with the deadline in {@link System#nanoTime()}'s terms ({@link StopOnShutdown}). */
+    void requestStopAt(long deadline) {
+        lifecycle.requestStop(deadline);
     }
 
     /**

@@ -23,6 +23,10 @@
  *   <li>Hooks that run on threads of the run's own: the {@link dev.drain.pool.MetricsSink} (its
  *       {@link dev.drain.pool.MetricsEvent}s) and the {@link dev.drain.pool.Settler} (its
  *       {@link dev.drain.pool.Settlement}s).</li>
+ *   <li>A service: {@link dev.drain.pool.WorkerPool#forEach} and its
+ *       {@link dev.drain.pool.SideEffect}, {@link dev.drain.pool.WorkerPool#drain},
+ *       {@link dev.drain.pool.WorkerPool.OnFailure}, and {@link dev.drain.pool.StopOnShutdown}, the
+ *       JVM's shutdown as a stop with a deadline.</li>
  * </ul>
  */
 @NullMarked
@@ -48,23 +52,27 @@ import org.jspecify.annotations.NullMarked;
  *   Handoff       the one hand-off both of them use: offer, wait for room, deliver, answer
  *   RunResults    the consumer's side: the outbox, the end of the iteration, close
  *   PoolThreads   the run's thread factory, counting what runs; PoolEvents: the JFR events
+ *   PoolLog       what a run logs, and at which level (WP-26)
+ *   StopOnShutdown  the JVM's shutdown hook: stops the runs drained through it, holds the JVM (WP-27)
  *
  * Threads, and the locks each takes (x); a lock is only ever taken in this order, left to right,
  * and a thread holding one takes only those to its right:
  *
- *                        Watch  Lifecycle  Source  Ledger  Settling  Handoff  queues  OPEN
- *   caller (owner)         .        x        x       x       x        x        x       x
- *   any thread (stop,      .        x        x       x       x        x        x       .
+ *                        Hook  Watch  Lifecycle  Source  Ledger  Settling  Handoff  queues  OPEN
+ *   caller (owner)          x     .        x        x       x       x        x        x       x
+ *   any thread (stop,       .     .        x        x       x       x        x        x       .
  *     abort)
- *   driver                 .        x        x       x       x        x        x       x
- *   producer               .        x        x       x       x        x        x       .
- *   worker                 x        x        x       x       x        x        x       .
- *   attempt                x        .        .       .       .        .        .       .
- *   watchdog               x        x        x       x       x        x        x       x
- *   metrics (reporter)     .        x        .       x       x        x        x       .
- *   settler                .        x        x       x       x        x        x       .
- *   a store's own thread   .        .        .       .       .        x        .       .
+ *   the shutdown hook       x     .        x        x       x       x        x        x       .
+ *   driver                  .     .        x        x       x       x        x        x       x
+ *   producer                .     .        x        x       x       x        x        x       .
+ *   worker                  .     x        x        x       x       x        x        x       .
+ *   attempt                 .     x        .        .       .       .        .        .       .
+ *   watchdog                .     x        x        x       x       x        x        x       x
+ *   metrics (reporter)      .     .        x        .       x       x        x        x       .
+ *   settler                 .     .        x        x       x       x        x        x       .
+ *   a store's own thread    .     .        .        .       .       .        x        .       .
  *
+ *   Hook       a StopOnShutdown's ReentrantLock: the runs drained through it, whether it fired
  *   Watch      each worker's Watchdog.Watch (a monitor): arm, begin, complete, serve
  *   Lifecycle  the lifecycle's monitor: every transition, and its Effects under it
  *   Source     the source's monitor: who is pulling, for stopPulling's interrupt

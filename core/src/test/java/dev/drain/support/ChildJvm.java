@@ -28,20 +28,33 @@ public final class ChildJvm {
      */
     public record Ended(boolean exited, int status, String out, String err) {}
 
-    /** Runs {@code main} with {@code jvmFlags} and {@code args}, waiting at most {@link Bounds#WAIT}. */
-    public static Ended run(List<String> jvmFlags, Class<?> main, String... args) {
+    /**
+     * Starts {@code main} with {@code jvmFlags} and {@code args}, its output and errors to
+     * {@code out} and {@code err}, and returns at once: the caller waits for it (bounded) and
+     * destroys it if it must.
+     */
+    public static Process start(List<String> jvmFlags, Path out, Path err, Class<?> main, String... args) throws IOException {
+        return new ProcessBuilder(command(jvmFlags, main, args)).redirectOutput(out.toFile()).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+    }
+
+    private static List<String> command(List<String> jvmFlags, Class<?> main, String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(jvmFlags);
         command.addAll(List.of("-cp", classPath, main.getName()));
         command.addAll(List.of(args));
+        return command;
+    }
+
+    /** Runs {@code main} with {@code jvmFlags} and {@code args}, waiting at most {@link Bounds#WAIT}. */
+    public static Ended run(List<String> jvmFlags, Class<?> main, String... args) {
         try {
             Path out = Files.createTempFile("drain-child", ".out");
             Path err = Files.createTempFile("drain-child", ".err");
             try {
-                Process child = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+                Process child = start(jvmFlags, out, err, main, args);
                 boolean exited = child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
                 if (!exited) {
                     child.destroyForcibly().waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
