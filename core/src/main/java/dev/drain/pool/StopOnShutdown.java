@@ -27,11 +27,13 @@ import java.util.stream.Stream;
  * }
  * {@link #install} registers one JVM shutdown hook. When the JVM begins to shut down, the hook
  * calls {@link WorkerPool#requestStop(Duration) requestStop(deadline)} on every run in
- * {@link #drain} at that moment, and then holds the JVM until each of those runs has ended, its
- * settlement included, or until {@code deadline + grace} has passed, whichever comes first: a
- * graceful stop acknowledges every completed item before the process exits; at the deadline the
- * stop becomes an abort, which releases what was unfinished; the grace is the abort's time to land
- * and be settled. A handler that ignores every interrupt cannot hold the process past
+ * {@link #drain} at that moment, and then holds the JVM until every run has ended, its settlement
+ * included, and this registration is closed (the service has left its try-with-resources block,
+ * having closed its store after the last run), or until {@code deadline + grace} has passed,
+ * whichever comes first: a graceful stop acknowledges every completed item before the process
+ * exits; at the deadline the stop becomes an abort, which releases what was unfinished; the grace
+ * is the abort's time to land and be settled. Close it: a registration left open holds every exit
+ * of the JVM, a normal one too, for {@code deadline + grace}. A handler that ignores every interrupt cannot hold the process past
  * {@code deadline + grace}: the hook returns, and the JVM halts with that one attempt running (its
  * item was never acknowledged, and a durable store delivers it again).
  *
@@ -56,7 +58,7 @@ public final class StopOnShutdown implements AutoCloseable {
     private final Thread hook;
 
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when a run drained through this object ends. */
+    /** Signalled when a run drained through this object ends, and when it is closed. */
     private final Condition aRunEnded = lock.newCondition();
     /** The pools whose runs are in {@link #drain} now. */
     @GuardedBy("lock")
@@ -153,7 +155,10 @@ public final class StopOnShutdown implements AutoCloseable {
         }
     }
 
-    /** Removes the hook; a call while the JVM shuts down leaves it to run. Idempotent. */
+    /**
+     * Removes the hook; a call while the JVM shuts down lets the hook return (once every run has
+     * ended), so that the JVM exits. Idempotent; any thread.
+     */
     @Override
     public void close() {
         lock.lock();
@@ -162,6 +167,7 @@ public final class StopOnShutdown implements AutoCloseable {
                 return;
             }
             closed = true;
+            aRunEnded.signalAll();
         } finally {
             lock.unlock();
         }
@@ -201,8 +207,8 @@ public final class StopOnShutdown implements AutoCloseable {
 
     /**
      * What the hook's thread runs: stops every run in {@link #drain} with the deadline, then waits
-     * until they have all ended or {@code deadline + grace} has passed. Package-private so that a
-     * test can run it without shutting its JVM down.
+     * until they have all ended and this registration is closed, or {@code deadline + grace} has
+     * passed. Package-private so that a test can run it without shutting its JVM down.
      */
     void onShutdown() {
         lock.lock();
@@ -229,10 +235,13 @@ public final class StopOnShutdown implements AutoCloseable {
         long _ = aRunEnded.awaitNanos(until - System.nanoTime());
     }
 
-    /** {@return whether every run has ended, or {@code until} has passed} Called by {@link #onShutdown()}'s wait, which holds the lock. */
+    /**
+     * {@return whether every run has ended and this registration is closed, or {@code until} has
+     * passed} Called by {@link #onShutdown()}'s wait, which holds the lock.
+     */
     @SuppressWarnings("GuardedBy") // Error Prone cannot see that the lambda that calls this runs under the lock its caller holds
     private boolean allEndedOrPast(long until) {
-        return running.isEmpty() || System.nanoTime() - until >= 0;
+        return (running.isEmpty() && closed) || System.nanoTime() - until >= 0;
     }
 
     /** {@return {@code d} in nanoseconds, at most {@link PoolConfig#LONGEST_NANOS}} */

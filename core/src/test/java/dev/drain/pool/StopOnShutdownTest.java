@@ -52,8 +52,9 @@ class StopOnShutdownTest {
 
     /**
      * WP-27: the hook stops the run being drained and holds its thread until the run has ended,
-     * every success acknowledged by the store: the hook has not returned while handlers are held,
-     * and once they finish, the run ends {@code Completed(stopRequested)} before the hook returns.
+     * every success acknowledged by the store, and the registration is closed: the hook has not
+     * returned while handlers are held, nor after the run ended {@code Completed(stopRequested)}
+     * while the registration was open; it returns once it is closed.
      */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
@@ -62,7 +63,8 @@ class StopOnShutdownTest {
         RecordingSettler settler = new RecordingSettler();
         WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2)
                 .settler(settler).build();
-        try (StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(2))) {
+        StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(2));
+        try {
             Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
                     () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
             gate.awaitArrivals(2);
@@ -70,12 +72,15 @@ class StopOnShutdownTest {
             Waits.until("the run is stopping", () -> pool.toString().endsWith(", STOPPING]"));
             assertThat(hook.isDone()).as("the hook returned while the run's handlers were held").isFalse();
             gate.open();
-            hook.value();
-            assertThat(owner.isDone()).as("the run has ended when the hook returns").isTrue();
             assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
-            assertThat(settler.offered()).as("every success acknowledged before the hook returned")
+            assertThat(settler.offered()).as("every success acknowledged when the run ended")
                     .allMatch(s -> s instanceof Settlement.Succeeded<Integer>).isNotEmpty();
             assertThat(shutdown.received()).isTrue();
+            assertThat(hook.isDone()).as("the hook returned before the registration was closed").isFalse();
+            shutdown.close();
+            hook.value();
+        } finally {
+            shutdown.close();
         }
         assertNoThreadsLeft(pool);
     }
@@ -121,20 +126,25 @@ class StopOnShutdownTest {
 
     /**
      * WP-27: a run drained after the shutdown began starts stopped and pulls nothing, so a service
-     * loop that checks {@code received()} ends; the hook itself returns at once with no run.
+     * loop that checks {@code received()} ends; the hook returns once the registration is closed.
      */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aRunAfterTheShutdownBeganPullsNothing(ThreadKind kind) {
         AtomicInteger done = new AtomicInteger();
         WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> done.incrementAndGet()).intake(intake).build();
-        try (StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT)) {
-            shutdown.onShutdown(); // no run: returns at once
+        StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT);
+        try {
+            Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
+            Waits.until("the shutdown began", shutdown::received);
             Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
                     () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
             assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
             assertThat(done).hasValue(0);
-            assertThat(shutdown.received()).isTrue();
+            shutdown.close();
+            hook.value(); // the registration is closed: the hook lets the JVM go
+        } finally {
+            shutdown.close();
         }
         assertNoThreadsLeft(pool);
     }
