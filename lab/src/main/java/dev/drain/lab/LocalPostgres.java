@@ -29,6 +29,20 @@ public final class LocalPostgres implements AutoCloseable {
         return new LocalPostgres(EmbeddedPostgres.builder().start());
     }
 
+    /**
+     * As {@link #start()}, but the JVM's shutdown does not stop the server: only {@link #close()}
+     * does. For a service that stops its runs on SIGTERM ({@code dev.drain.pool.StopOnShutdown})
+     * and closes this afterwards: the embedded engine's own shutdown hook would otherwise stop the
+     * database at once, beside the runs still settling with it. Close it (a try-with-resources
+     * statement), or the server outlives the JVM.
+     *
+     * @return the running server
+     * @throws IOException if the server could not be started; nothing is left running
+     */
+    public static LocalPostgres startKeptUntilClosed() throws IOException {
+        return new LocalPostgres(EmbeddedPostgres.builder().setRegisterShutdownHook(false).start());
+    }
+
     /** {@return connections to its database {@code postgres} as the user {@code postgres}} */
     public DataSource dataSource() {
         return server.getPostgresDatabase();
