@@ -48,6 +48,15 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
         return itemTimeout.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : itemTimeout.toNanos();
     }
 
+    /**
+     * {@return the deadline of an attempt that begins now, on the wall clock} Taken just before its
+     * watch is armed, so never later than the watchdog's own deadline for it (WP-3).
+     */
+    java.time.Instant attemptDeadline() {
+        java.time.Instant now = java.time.Instant.now();
+        return itemTimeoutNanos() == LONGEST_NANOS ? java.time.Instant.MAX : now.plusNanos(itemTimeoutNanos());
+    }
+
     /** {@return whether an attempt that threw {@code cause} may be retried} */
     boolean isRetryable(Throwable cause) {
         for (Class<? extends Exception> type : retryable) {

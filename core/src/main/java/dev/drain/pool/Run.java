@@ -310,7 +310,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         InHand held = new InHand(item);
         try {
             for (int attempt = 1; !held.isDecided(); attempt++) {
-                ItemContext<T> context = new ItemContext<>(item, attempt, worker);
+                ItemContext<T> context = new ItemContext<>(item, attempt, worker, config.attemptDeadline());
                 switch (supervisor.attempt(context, () -> held.stuck(context))) {
                     case Supervisor.Attempted.Succeeded<R> s -> {
                         held.succeeded();

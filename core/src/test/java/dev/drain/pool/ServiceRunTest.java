@@ -171,7 +171,8 @@ class ServiceRunTest {
         WorkerPool<Integer, Void> service = WorkerPool.<Integer>forEach(ServiceRunTest::failEveryTenth).intake(intake).build();
         assertThat(service.settings()).endsWith(", onFailure=CONTINUE, failuresKept=100, results=none");
         Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> service.drain(Workloads.CountingSource.of(30)));
-        assertThat(Objects.requireNonNull(owner.value()).failures()).extracting(ItemFailure::item).containsExactly(9, 19, 29);
+        assertThat(Objects.requireNonNull(owner.value()).failures()).extracting(ItemFailure::item)
+                .containsExactlyInAnyOrder(9, 19, 29);
         WorkerPool<Integer, String> batch = WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake).build();
         assertThat(batch.settings()).doesNotContain("onFailure");
         assertNoThreadsLeft(service);
@@ -195,6 +196,32 @@ class ServiceRunTest {
         RunOutcome<Integer> outcome = Objects.requireNonNull(owner.value());
         assertThat(outcome).isInstanceOf(RunOutcome.Failed.class);
         assertThat(outcome.failures()).extracting(ItemFailure::item).containsExactly(3);
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-3: each attempt's deadline reaches its handler, for a driver's own timeout: on every
+     * attempt the time left is positive and at most {@code itemTimeout}, and a retry gets a fresh
+     * deadline, later than the first's.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void eachAttemptsDeadlineReachesItsHandler(ThreadKind kind) {
+        java.time.Duration timeout = java.time.Duration.ofSeconds(30);
+        java.util.Map<Integer, java.time.Instant> deadlines = new java.util.concurrent.ConcurrentHashMap<>();
+        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> {
+            ItemContext<?> context = ItemContext.current();
+            assertThat(context.remaining()).isPositive().isLessThanOrEqualTo(timeout);
+            deadlines.put(context.attempt(), context.deadline());
+            if (context.attempt() == 1) {
+                Thread.sleep(2); // the retry's deadline is later by at least this much
+                throw new java.io.IOException("a flaky backend, once");
+            }
+        }).intake(intake).workers(1).itemTimeout(timeout).retryable(java.io.IOException.class).maxRetries(1).build();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.of(1)));
+        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(false));
+        assertThat(deadlines).containsOnlyKeys(1, 2);
+        assertThat(deadlines.get(2)).isAfter(deadlines.get(1));
         assertNoThreadsLeft(pool);
     }
 
