@@ -57,6 +57,11 @@ final class PoolApi {
         // nothing to set
     }
 
+    /** The old pool has no backoff (WP-28 came later): it retries at once. */
+    static void backoff(WorkerPool.Builder<Integer, Integer> builder, java.time.Duration delay) {
+        // nothing to set
+    }
+
     /** The old pool has no deadline (WP-24 came later): a stop, and an abort from a timer of the caller's own. */
     static void stopWithin(WorkerPool<Integer, Integer> pool, java.time.Duration within) {
         pool.requestStop();

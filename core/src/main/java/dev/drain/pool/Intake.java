@@ -36,6 +36,25 @@ sealed interface Intake<T> permits QueueIntake, SentinelIntake {
      */
     @Nullable T take() throws InterruptedException;
 
+    /** What a timed {@link #take(long)} found. */
+    sealed interface Taken<T> {
+        /** The next item. */
+        record Item<T>(T value) implements Taken<T> {}
+
+        /** The intake has ended for this worker. */
+        record End<T>() implements Taken<T> {}
+
+        /** Nothing came within the time. */
+        record Nothing<T>() implements Taken<T> {}
+    }
+
+    /**
+     * As {@link #take()}, waiting at most {@code nanos}: for a worker with a retry due then (WP-28).
+     *
+     * @throws InterruptedException if the worker is cancelled while it waits
+     */
+    Taken<T> take(long nanos) throws InterruptedException;
+
     /**
      * The producer has no more items (its source ran out, or intake stopped). Called by the
      * producer in a {@code finally} block, so every worker learns of the end on every path. After

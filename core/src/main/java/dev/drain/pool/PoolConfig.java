@@ -9,16 +9,24 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                         Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
                         @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads,
                         @Nullable Settler<T> settler, int settleBatch, int batchesInFlight,
-                        WorkerPool.OnFailure onFailure, int failuresKept, boolean deliversResults) {
+                        WorkerPool.OnFailure onFailure, int failuresKept, boolean deliversResults, Backoff backoff) {
 
     /** {@return whether a permanent failure stops the intake (WP-6), or the run goes on (WP-23)} The one home of that rule. */
     boolean stopsAtFailure() {
         return onFailure == WorkerPool.OnFailure.STOP;
     }
 
-    /** {@return how far the source may be ahead of the recorded fates: {@code queueSize + workers + 1} (WP-1)} */
+    /**
+     * {@return how far the source may be ahead of the recorded fates: {@code queueSize + workers + 1}
+     * (WP-1), and {@code workers} more with a backoff, whose retry room holds that many (WP-28)}
+     */
     long leadBound() {
-        return queueSize + (long) workers + 1L;
+        return queueSize + (long) workers + 1L + (parksRetries() ? workers : 0);
+    }
+
+    /** {@return whether a retry waits in the retry room (WP-28), rather than starting at once on its worker} */
+    boolean parksRetries() {
+        return !(backoff instanceof Backoff.None);
     }
 
     /**
@@ -32,6 +40,7 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                 + retries + ", intake=" + intake + ", metrics=" + (metrics == null ? "no" : "yes") + ", settler="
                 + (settler == null ? "no" : "yes, batches of " + settleBatch
                 + (batchesInFlight == 1 ? "" : ", " + batchesInFlight + " in flight"))
+                + (parksRetries() ? ", backoff=" + backoff : "")
                 + (stopsAtFailure() ? "" : ", onFailure=CONTINUE, failuresKept=" + failuresKept)
                 + (deliversResults ? "" : ", results=none");
     }

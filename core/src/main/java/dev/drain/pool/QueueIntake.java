@@ -41,6 +41,17 @@ final class QueueIntake<T> implements Intake<T> {
     }
 
     @Override
+    public Taken<T> take(long nanos) throws InterruptedException {
+        try {
+            return new Taken.Item<>(queue.get(java.time.Duration.ofNanos(nanos)));
+        } catch (QueueShutDown e) {
+            return new Taken.End<>();
+        } catch (dev.drain.queue.QueueEmpty e) {
+            return new Taken.Nothing<>();
+        }
+    }
+
+    @Override
     public void endOfInput() {
         queue.shutdown(); // no per-worker markers, no room needed, nothing to forget
     }

@@ -50,6 +50,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     /** Keeps the attempts' deadlines, and stops attempts, from a platform thread of its own. */
     private final Watchdog watchdog;
     private final Intake<T> intake;
+    /** Items waiting for a delayed retry (WP-28); empty unless the pool has a backoff. */
+    private final RetryRoom<InHand> room;
     /** Results on their way to the consumer; shut down by the driver at the end (by an abandon, at once). */
     private final ShutdownQueue<R> outbox;
     /**
@@ -77,6 +79,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             case SENTINEL -> new SentinelIntake<>(config.queueSize(), config.workers());
         };
         this.outbox = new ShutdownQueue<>(config.workers());
+        this.room = new RetryRoom<>(config.workers());
     }
 
     // ---- the boundary: on the caller's thread ------------------------------------------------------
@@ -123,6 +126,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
     @Override
     public List<T> dropIntake() {
+        for (InHand waiting : room.drop()) {
+            waiting.cancelled(); // taken, and waiting for its retry: its next attempt is cancelled
+        }
         return intake.abort();
     }
 
@@ -176,6 +182,9 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private void finish(boolean threadsStarted) {
         try {
             closeSource(); // if the producer never ran
+            for (InHand waiting : room.drop()) {
+                waiting.cancelled(); // unreachable unless a worker crashed: a worker ends only once nothing waits
+            }
             ledger.discarded(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
             lifecycle.seal();
             settling.finish(threadsStarted);
@@ -278,14 +287,30 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
     // ---- the workers -------------------------------------------------------------------------------------
 
+    /**
+     * A worker's loop: a retry that is due comes first, then the intake's next item; once the
+     * intake has ended for this worker, it serves the retry room until nothing waits (WP-28).
+     */
     private void work(int worker) {
         try {
-            for (T item = take(); item != null; item = take()) {
-                if (lifecycle.isCancelling()) {
-                    ledger.discarded(List.of(item)); // taken after an abort: the sentinel intake's race
+            boolean intakeEnded = false;
+            while (true) {
+                RetryRoom.Waiting<InHand> due = intakeEnded ? awaitDue() : room.pollDue(System.nanoTime());
+                if (due != null) {
+                    handle(due.held(), due.nextAttempt(), worker);
+                } else if (intakeEnded) {
+                    return; // nothing waits for a retry, or the run is being cancelled
                 } else {
-                    ledger.taken();
-                    handle(item, worker);
+                    switch (take(room.nanosToNextDue(System.nanoTime()))) {
+                        case Intake.Taken.Item<T> taken when lifecycle.isCancelling() ->
+                                ledger.discarded(List.of(taken.value())); // taken after an abort: the sentinel intake's race
+                        case Intake.Taken.Item<T> taken -> {
+                            ledger.taken();
+                            handle(new InHand(taken.value()), 1, worker);
+                        }
+                        case Intake.Taken.Nothing<T> nothing -> { } // a retry is due
+                        case Intake.Taken.End<T> end -> intakeEnded = true;
+                    }
                 }
             }
         } catch (Throwable e) {
@@ -293,11 +318,30 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         }
     }
 
-    /** {@return the next item, or {@code null} once the intake has ended for this worker or the run is cancelled} */
-    private @Nullable T take() {
+    /**
+     * {@return the intake's next item, waiting at most {@code nanos} ({@code Long.MAX_VALUE}: as
+     * long as it takes); the end once the intake has ended for this worker or the run is cancelled}
+     */
+    private Intake.Taken<T> take(long nanos) {
         while (!lifecycle.isCancelling()) {
             try {
-                return intake.take();
+                if (nanos != Long.MAX_VALUE) {
+                    return intake.take(nanos);
+                }
+                T item = intake.take();
+                return item == null ? new Intake.Taken.End<>() : new Intake.Taken.Item<>(item);
+            } catch (InterruptedException e) {
+                // woken: look at the phase again
+            }
+        }
+        return new Intake.Taken.End<>();
+    }
+
+    /** {@return the next retry once it is due, or {@code null} once nothing waits or the run is cancelled} */
+    private RetryRoom.@Nullable Waiting<InHand> awaitDue() {
+        while (!lifecycle.isCancelling()) {
+            try {
+                return room.awaitDue();
             } catch (InterruptedException e) {
                 // woken: look at the phase again
             }
@@ -305,12 +349,15 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         return null;
     }
 
-    /** Attempts {@code item} until it succeeds, fails permanently, or the run is cancelled; records its fate once. */
-    private void handle(T item, int worker) {
-        InHand held = new InHand(item);
+    /**
+     * Attempts {@code held}'s item from attempt {@code first} until it succeeds, fails permanently,
+     * is parked for a delayed retry, or the run is cancelled; records its fate once.
+     */
+    private void handle(InHand held, int first, int worker) {
+        boolean parked = false;
         try {
-            for (int attempt = 1; !held.isDecided(); attempt++) {
-                ItemContext<T> context = new ItemContext<>(item, attempt, worker, config.attemptDeadline());
+            for (int attempt = first; !held.isDecided() && !parked; attempt++) {
+                ItemContext<T> context = new ItemContext<>(held.item, attempt, worker, config.attemptDeadline());
                 switch (supervisor.attempt(context, () -> held.stuck(context))) {
                     case Supervisor.Attempted.Succeeded<R> s -> {
                         held.succeeded();
@@ -320,26 +367,60 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                     }
                     case Supervisor.Attempted.Stuck<R> s -> { } // decided by the watchdog when it found it stuck
                     case Supervisor.Attempted.Cancelled<R> c -> held.cancelled();
-                    case Supervisor.Attempted.Failed<R> f -> retryOrFail(held, context, f.cause());
+                    case Supervisor.Attempted.Failed<R> f -> parked = retryOrFail(held, context, f.cause());
                 }
             }
         } finally {
-            if (!held.isDecided()) {
+            if (!parked && !held.isDecided()) {
                 held.cancelled(); // this thread is failing mid-item: the crash is reported by its caller
             }
         }
     }
 
-    private void retryOrFail(InHand held, ItemContext<T> context, Throwable cause) {
+    /**
+     * A failed attempt: the item fails for good, is cancelled, is retried at once (on this worker),
+     * or waits for its retry (WP-28); {@return whether it was parked in the retry room}
+     */
+    private boolean retryOrFail(InHand held, ItemContext<T> context, Throwable cause) {
         if (!config.isRetryable(cause) || context.attempt() > config.maxRetries()) {
             held.failed(context.attempt(), cause);
-        } else if (lifecycle.isCancelling()) {
+            return false;
+        }
+        if (lifecycle.isCancelling()) {
             held.cancelled(); // it would be retried, but the run is being cancelled
-        } else {
-            ledger.retried();
-            PoolLog.retrying(config.name(), context, cause);
-            reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(context.item()) + " next_attempt="
-                    + (context.attempt() + 1));
+            return false;
+        }
+        java.time.Duration delay = config.backoff().delayBefore(context.attempt(),
+                java.util.concurrent.ThreadLocalRandom.current());
+        ledger.retried();
+        PoolLog.retrying(config.name(), context, cause);
+        reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(context.item()) + " next_attempt="
+                + (context.attempt() + 1) + (delay.isZero() ? "" : " delay=" + delay));
+        if (delay.isZero()) {
+            return false;
+        }
+        long due = System.nanoTime() + delay.toNanos();
+        return switch (room.park(held, context.attempt() + 1, due)) {
+            case PARKED -> true;
+            case DROPPED -> {
+                held.cancelled();
+                yield false;
+            }
+            case FULL -> {
+                waitUntil(due); // the room holds one item per worker: this one waits on its worker
+                if (lifecycle.isCancelling()) {
+                    held.cancelled();
+                }
+                yield false;
+            }
+        };
+    }
+
+    /** Waits until {@code due} ({@link System#nanoTime()}), or until the run is being cancelled. */
+    private void waitUntil(long due) {
+        for (long left = due - System.nanoTime(); left > 0 && !lifecycle.isCancelling(); left = due - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+            boolean _ = Thread.interrupted(); // woken to look at the phase (decision 0015)
         }
     }
 

@@ -63,6 +63,16 @@ final class SentinelIntake<T> implements Intake<T> {
     }
 
     @Override
+    public Taken<T> take(long nanos) throws InterruptedException {
+        Slot<T> slot = queue.poll(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        return switch (slot) {
+            case null -> new Taken.Nothing<>();
+            case Item<T> item -> new Taken.Item<>(item.value());
+            case Stop<T> stop -> new Taken.End<>(); // this worker's marker: exactly one each
+        };
+    }
+
+    @Override
     public void endOfInput() {
         for (int i = 0; i < workers; i++) {
             while (!aborted) {

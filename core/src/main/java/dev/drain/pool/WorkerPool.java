@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link ScopedValue}, and nothing another attempt sets.</li>
  *   <li>No leaks: when the run has ended, every thread it started has finished.</li>
  * </ol>
- * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-27):
+ * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-28):
  * <ol start="11">
  *   <li>The types say what they mean: no raw type and no bare {@code Object} in a public
  *       signature.</li>
@@ -71,6 +71,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>What nobody else is told is logged on {@code System.Logger} {@code dev.drain.pool}.</li>
  *   <li>The JVM's shutdown (SIGTERM) stops the runs drained through a {@link StopOnShutdown} with
  *       a deadline, and holds the JVM until they have ended, or the deadline plus a grace.</li>
+ *   <li>A retry may wait ({@link Builder#retryBackoff}) without holding a worker.</li>
  * </ol>
  *
  * <h2>A batch or a service</h2>
@@ -459,6 +460,7 @@ public final class WorkerPool<T, R> {
         private final boolean deliversResults;
         private OnFailure onFailure;
         private int failuresKept = DEFAULT_FAILURES_KEPT;
+        private Backoff backoff = Backoff.none();
         /** Whether {@link #failuresKept} was called: it needs {@code CONTINUE}. */
         private boolean failuresKeptSet;
 
@@ -531,6 +533,20 @@ public final class WorkerPool<T, R> {
          */
         public Builder<T, R> maxRetries(int maxRetries) {
             this.maxRetries = maxRetries;
+            return this;
+        }
+
+        /**
+         * Sets how long a retry waits after its failed attempt (WP-28): {@link Backoff#none()} (the
+         * default) retries at once, on the same worker; {@link Backoff#fixed} and
+         * {@link Backoff#exponential} park the item in the run's retry room, and its worker goes on
+         * with other items meanwhile. Needs retries ({@link #maxRetries} above zero).
+         *
+         * @param backoff the wait before each retry
+         * @return this builder
+         */
+        public Builder<T, R> retryBackoff(Backoff backoff) {
+            this.backoff = Objects.requireNonNull(backoff, "backoff");
             return this;
         }
 
@@ -664,6 +680,10 @@ public final class WorkerPool<T, R> {
                 problems.add("retryable(" + retryable.stream().map(Class::getSimpleName).collect(Collectors.joining(", "))
                         + ") has no effect with maxRetries 0: set maxRetries to how many times to retry them");
             }
+            if (!(backoff instanceof Backoff.None) && maxRetries == 0) {
+                problems.add("retryBackoff(" + backoff + ") has no effect with maxRetries 0: set how many times to retry,"
+                        + " or leave the backoff alone");
+            }
             if (settleBatch < 1 || settleBatch > MAX_SETTLE_BATCH) {
                 problems.add("settleBatch must be between 1 and " + MAX_SETTLE_BATCH + ", was " + settleBatch);
             } else if (settleBatchSet && settler == null) {
@@ -701,7 +721,7 @@ public final class WorkerPool<T, R> {
             requirePreview();
             return new WorkerPool<>(new PoolConfig<>(poolName, handler, workers, queueSize, timeout,
                     List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName), settler,
-                    settleBatch, inFlight, onFailure, failuresKept, deliversResults));
+                    settleBatch, inFlight, onFailure, failuresKept, deliversResults, backoff));
         }
     }
 }

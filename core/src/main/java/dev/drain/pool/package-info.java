@@ -25,8 +25,8 @@
  *       {@link dev.drain.pool.Settlement}s).</li>
  *   <li>A service: {@link dev.drain.pool.WorkerPool#forEach} and its
  *       {@link dev.drain.pool.SideEffect}, {@link dev.drain.pool.WorkerPool#drain},
- *       {@link dev.drain.pool.WorkerPool.OnFailure}, and {@link dev.drain.pool.StopOnShutdown}, the
- *       JVM's shutdown as a stop with a deadline.</li>
+ *       {@link dev.drain.pool.WorkerPool.OnFailure}, a {@link dev.drain.pool.Backoff} for retries, and
+ *       {@link dev.drain.pool.StopOnShutdown}, the JVM's shutdown as a stop with a deadline.</li>
  * </ul>
  */
 @NullMarked
@@ -52,6 +52,7 @@ import org.jspecify.annotations.NullMarked;
  *   Handoff       the one hand-off both of them use: offer, wait for room, deliver, answer
  *   RunResults    the consumer's side: the outbox, the end of the iteration, close
  *   PoolThreads   the run's thread factory, counting what runs; PoolEvents: the JFR events
+ *   RetryRoom     items waiting for a delayed retry, taken back by any worker once due (WP-28)
  *   PoolLog       what a run logs, and at which level (WP-26)
  *   StopOnShutdown  the JVM's shutdown hook: stops the runs drained through it, holds the JVM (WP-27)
  *
@@ -79,7 +80,8 @@ import org.jspecify.annotations.NullMarked;
  *   Ledger     the ledger's monitor: the books, and the settlement offered under it
  *   Settling   the settling's monitor: the unsettled list and the first failure
  *   Handoff    each hand-off's ReentrantLock (the sink's, the settler's): queued, held, in flight
- *   queues     the intake's and the outbox's ShutdownQueue locks, the sentinel intake's queue
+ *   queues     the intake's and the outbox's ShutdownQueue locks, the sentinel intake's queue, the
+ *              retry room's ReentrantLock (taken alone: a worker parks and takes back; an abort drops)
  *   OPEN       Structured.Boundary's registry of open runs (a static monitor), taken alone
  *
  * Nothing calls user code while holding any of them: the handler runs on its attempt's thread, the

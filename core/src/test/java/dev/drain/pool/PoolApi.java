@@ -62,6 +62,11 @@ final class PoolApi {
         builder.onFailure(WorkerPool.OnFailure.CONTINUE);
     }
 
+    /** Has a retry of the run of {@code builder} wait {@code delay} in the retry room (WP-28); the old pool's twin retries at once. */
+    static void backoff(WorkerPool.Builder<Integer, Integer> builder, java.time.Duration delay) {
+        builder.retryBackoff(Backoff.fixed(delay));
+    }
+
     /** A graceful stop with a deadline (WP-24); the old pool's twin stops, and aborts from a timer of its own. */
     static void stopWithin(WorkerPool<Integer, Integer> pool, java.time.Duration within) {
         pool.requestStop(within);

@@ -159,6 +159,9 @@ final class PoolRunner {
             if (w.continuing()) {
                 PoolApi.continuing(builder);
             }
+            if (w.parksRetries()) { // a backoff means something only with retries (WP-16)
+                PoolApi.backoff(builder, PoolWorkload.BACKOFF);
+            }
             if (w.maxRetries() > 0) { // retryable types mean something only with retries (WP-16)
                 builder.retryable(IOException.class);
                 if (w.retryTimeouts()) {

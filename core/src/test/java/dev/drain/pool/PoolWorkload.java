@@ -26,10 +26,14 @@ import org.quicktheories.generators.Generate;
  * @param endAfter after how many results the ending comes (0: at once)
  * @param consumer the kind of thread that calls {@code run()} and consumes
  * @param continuing whether the run goes on past its permanent failures (WP-23), or stops at the first (WP-6)
+ * @param backoff whether a retry waits {@link #BACKOFF} in the retry room (WP-28), or starts at once
  */
 record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, int maxRetries, boolean retryTimeouts,
                     int items, Fault fault, int faultAt, Ending ending, int endAfter, ThreadKind consumer,
-                    boolean continuing) {
+                    boolean continuing, boolean backoff) {
+
+    /** The wait before each retry of a workload with a backoff: long enough to park, short enough to run many. */
+    static final java.time.Duration BACKOFF = java.time.Duration.ofMillis(5);
 
     /** Which callback misbehaves, and how. The first is no fault at all. */
     enum Fault {
@@ -106,9 +110,14 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
         return items > 0 && item == faultAt % items;
     }
 
-    /** {@return the bound on the lead: queueSize + workers + 1} */
+    /** {@return whether retries wait in the retry room: a backoff, and retries to wait for} */
+    boolean parksRetries() {
+        return backoff && maxRetries > 0;
+    }
+
+    /** {@return the bound on the lead: queueSize + workers + 1, and workers more when retries wait in the room (WP-28)} */
     long leadBound() {
-        return queueSize + workers + 1L;
+        return queueSize + workers + 1L + (parksRetries() ? workers : 0);
     }
 
     /** The first half of a workload (QuickTheories zips at most five generators at a time). */
@@ -116,6 +125,9 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
 
     /** The second half. */
     private record Story(int items, Fault fault, int faultAt, Ending ending, int endAfter) {}
+
+    /** What a service sets: going on past failures, and a backoff. */
+    private record Service(boolean continuing, boolean backoff) {}
 
     static Gen<Fault> faults() {
         Gen<Where> where = Generate.enumValues(Where.class);
@@ -130,9 +142,10 @@ record PoolWorkload(WorkerPool.IntakeKind intake, int workers, int queueSize, in
                 Generate.range(0, 2), Generate.booleans(), Shape::new);
         Gen<Story> story = Generate.range(0, 10).zip(faults(), Generate.range(0, 9), Generate.enumValues(Ending.class),
                 Generate.range(0, 3), Story::new);
-        return shape.zip(story, Generate.enumValues(ThreadKind.class), Generate.booleans(),
-                (s, t, consumer, continuing) -> new PoolWorkload(s.intake(), s.workers(), s.queueSize(), s.maxRetries(),
+        Gen<Service> service = Generate.booleans().zip(Generate.booleans(), Service::new);
+        return shape.zip(story, Generate.enumValues(ThreadKind.class), service,
+                (s, t, consumer, v) -> new PoolWorkload(s.intake(), s.workers(), s.queueSize(), s.maxRetries(),
                         s.retryTimeouts(), t.items(), t.fault(), t.faultAt(), t.ending(), t.endAfter(), consumer,
-                        continuing));
+                        v.continuing(), v.backoff()));
     }
 }

@@ -97,6 +97,7 @@ class WorkerPoolProperties {
             observed.merge("outcome " + o.end().outcome(), 1L, Long::sum);
             observed.merge("runs aborted at a stop's deadline", o.end().deadlinePassed() ? 1L : 0L, Long::sum);
             counts.merge("runs that go on past their failures", w.continuing() ? 1L : 0L, Long::sum);
+            counts.merge("runs whose retries wait in the retry room", w.parksRetries() ? 1L : 0L, Long::sum);
             observed.merge("runs whose ending came only after the last result", o.endedAfterTheLastResult() ? 1L : 0L,
                     Long::sum);
         }
@@ -157,7 +158,7 @@ class WorkerPoolProperties {
         evidence.property("Every pulled item has exactly one fate (result, permanent failure, discarded, cancelled), "
                 + "the outcome's lists equal the counters, nothing is in flight at the end, every result is "
                 + "delivered unless the consumer gave up, and calls from the wrong thread are refused.",
-                "WP-2", "WP-12", "WP-13", "WP-17", "WP-24");
+                "WP-2", "WP-12", "WP-13", "WP-17", "WP-24", "WP-28");
         forAllWorkloads(evidence, (w, o) -> {
             PoolApi.End end = o.end();
             assertThat(o.hung()).as("the run hung").isFalse();
@@ -227,7 +228,8 @@ class WorkerPoolProperties {
     /** WP-1: the source is never more than queueSize + workers + 1 items ahead of settled work. */
     @Test
     void leadIsBounded(Evidence evidence) {
-        evidence.property("The source is never more than queueSize + workers + 1 items ahead of settled work.", "WP-1");
+        evidence.property("The source is never more than queueSize + workers + 1 items ahead of settled work (workers "
+                + "more when retries wait in the retry room).", "WP-1", "WP-28");
         forAllWorkloads(evidence, (w, o) -> assertThat(o.end().maxLead()).isLessThanOrEqualTo(w.leadBound()));
     }
 

@@ -3,6 +3,8 @@ package dev.drain.examples.service;
 import dev.drain.jobtable.Job;
 import dev.drain.jobtable.JobTable;
 import dev.drain.lab.LocalPostgres;
+import dev.drain.pool.Backoff;
+import dev.drain.pool.ItemContext;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.StopOnShutdown;
 import dev.drain.pool.WorkerPool;
@@ -22,7 +24,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * A long-running service over a job table, as you would write one: a side-effect pool
  * ({@code WorkerPool.forEach}) that goes on past its bad jobs (they end dead, with their failure,
- * and are logged), run after run over the table's claims, until the JVM is told to shut down
+ * and are logged), retries a flaky backend later without holding a worker (one job in 50 fails its
+ * first attempt), run after run over the table's claims, until the JVM is told to shut down
  * (SIGTERM, Ctrl-C); then the run in progress stops gracefully, every job done is acknowledged,
  * and the process exits, within 20 s (a stop that outlives it is aborted, its unfinished jobs
  * released).
@@ -55,7 +58,10 @@ public final class Main {
                      .open()) {
             enqueueDemo(table, demoJobs);
             WorkerPool.Builder<Job, Void> service = WorkerPool.<Job>forEach(job -> work(job, witness))
-                    .workers(8).settler(table.settler()).name("service");
+                    .workers(8).settler(table.settler()).name("service")
+                    // a flaky backend: retried later, without holding a worker, for about a minute in all
+                    .retryable(IOException.class).maxRetries(8)
+                    .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30)));
             System.out.println("serving " + table.counts() + "; stop it with SIGTERM or Ctrl-C");
             while (!shutdown.received()) {
                 long before = DONE.get();
@@ -76,6 +82,9 @@ public final class Main {
     private static void work(Job job, BufferedWriter witness) throws InterruptedException, IOException {
         if (job.payload().startsWith("malformed")) {
             throw new IllegalArgumentException("job " + job.id() + " is malformed: " + job.payload());
+        }
+        if (job.id() % 50 == 7 && ItemContext.current().attempt() == 1) {
+            throw new IOException("the backend did not answer job " + job.id() + " (it will, next time)");
         }
         Thread.sleep(2 + job.id() % 5);
         if (witness != null) {
