@@ -51,6 +51,20 @@ class PoolLogTest {
                         || r.getMessage().startsWith("drain: run " + pool.name() + ":")).toList();
     }
 
+    /** A pool of two workers whose handlers wait at {@code gate}, named {@code name} and this test's intake. */
+    private WorkerPool<Integer, String> gatedPool(Workloads.Gate gate, String name) {
+        return WorkerPool.<Integer, String>builder(Workloads.behind(gate)).intake(intake).workers(2)
+                .name(name + "-" + intake).build();
+    }
+
+    /** Drains {@code pool} over an endless source on an owner of {@code kind}, once both its workers wait at {@code gate}. */
+    private Call<RunOutcome<Integer>> drainedOnceBothWait(ThreadKind kind, WorkerPool<Integer, String> pool,
+                                                          Workloads.Gate gate) throws InterruptedException {
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.endless()));
+        gate.awaitArrivals(2);
+        return owner;
+    }
+
     private static void malformedAbove(int item, int limit) {
         if (item >= limit) {
             throw new IllegalArgumentException("item " + item + " is malformed");
@@ -98,10 +112,8 @@ class PoolLogTest {
     @EnumSource(ThreadKind.class)
     void aGracefulStopIsLoggedWithItsCounts(ThreadKind kind) throws InterruptedException {
         Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.behind(gate)).intake(intake)
-                .workers(2).name("stopped-" + intake + "-" + kind).build();
-        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.endless()));
-        gate.awaitArrivals(2);
+        WorkerPool<Integer, String> pool = gatedPool(gate, "stopped-" + kind);
+        Call<RunOutcome<Integer>> owner = drainedOnceBothWait(kind, pool, gate);
         pool.requestStop(Bounds.WAIT.multipliedBy(2));
         gate.open();
         assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
@@ -116,10 +128,8 @@ class PoolLogTest {
     @EnumSource(ThreadKind.class)
     void aDeadlineAbortIsAWarning(ThreadKind kind) throws InterruptedException {
         Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.behind(gate)).intake(intake)
-                .workers(2).name("deadline-" + intake + "-" + kind).build();
-        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.endless()));
-        gate.awaitArrivals(2);
+        WorkerPool<Integer, String> pool = gatedPool(gate, "deadline-" + kind);
+        Call<RunOutcome<Integer>> owner = drainedOnceBothWait(kind, pool, gate);
         pool.requestStop(Duration.ofMillis(100));
         assertThat(owner.value()).isInstanceOf(RunOutcome.Aborted.class);
         assertThat(recordsOf(pool, Level.WARNING)).extracting(LogRecord::getMessage).singleElement().asString()

@@ -44,6 +44,24 @@ class StopDeadlineTest {
                 .settler(settler).build();
     }
 
+    /** A run whose two workers are held at {@code gate}, owned by {@code owner}. */
+    private record Held(Workloads.Gate gate, WorkerPool<Integer, String> pool, Call<RunOutcome<Integer>> owner) {}
+
+    /** {@return a run started on an owner of {@code kind}, once both its workers are held at its gate} */
+    private Held held(ThreadKind kind, RecordingSettler settler) throws InterruptedException {
+        Workloads.Gate gate = new Workloads.Gate();
+        WorkerPool<Integer, String> pool = gated(gate, settler);
+        Call<RunOutcome<Integer>> owner = owner(kind, pool);
+        gate.awaitArrivals(2);
+        return new Held(gate, pool, owner);
+    }
+
+    /** {@return whether {@code outcome} is an abort, and one at a stop's deadline} */
+    private static boolean abortedAtTheDeadline(RunOutcome<Integer> outcome) {
+        assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
+        return ((RunOutcome.Aborted<Integer>) outcome).deadlinePassed();
+    }
+
     /** Iterates the run to its end; {@return the outcome}, whatever the end threw */
     private Call<RunOutcome<Integer>> owner(ThreadKind kind, WorkerPool<Integer, String> pool) {
         return spawn.use(kind).call("owner", () -> {
@@ -66,18 +84,16 @@ class StopDeadlineTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aStopPastItsDeadlineIsAborted(ThreadKind kind) throws InterruptedException {
-        Workloads.Gate gate = new Workloads.Gate();
         RecordingSettler settler = new RecordingSettler();
-        WorkerPool<Integer, String> pool = gated(gate, settler);
-        Call<RunOutcome<Integer>> owner = owner(kind, pool);
-        gate.awaitArrivals(2);
+        Held run = held(kind, settler);
+        WorkerPool<Integer, String> pool = run.pool();
+        Call<RunOutcome<Integer>> owner = run.owner();
         long asked = System.nanoTime();
         pool.requestStop(DEADLINE);
         RunOutcome<Integer> outcome = Objects.requireNonNull(owner.value());
         assertThat(Duration.ofNanos(System.nanoTime() - asked)).as("the stop lasted until its deadline")
                 .isGreaterThanOrEqualTo(DEADLINE);
-        assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
-        assertThat(((RunOutcome.Aborted<Integer>) outcome).deadlinePassed()).isTrue();
+        assertThat(abortedAtTheDeadline(outcome)).isTrue();
         assertThat(outcome.cancelled()).hasSize(2);
         assertThat(settler.offered()).as("every item pulled, released once")
                 .hasSize(outcome.cancelled().size() + outcome.discarded().size())
@@ -89,10 +105,10 @@ class StopDeadlineTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aStopThatDrainsInTimeCompletes(ThreadKind kind) throws InterruptedException {
-        Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, String> pool = gated(gate, new RecordingSettler());
-        Call<RunOutcome<Integer>> owner = owner(kind, pool);
-        gate.awaitArrivals(2);
+        Held run = held(kind, new RecordingSettler());
+        Workloads.Gate gate = run.gate();
+        WorkerPool<Integer, String> pool = run.pool();
+        Call<RunOutcome<Integer>> owner = run.owner();
         pool.requestStop(Bounds.WAIT.multipliedBy(2));
         gate.open();
         assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
@@ -106,16 +122,13 @@ class StopDeadlineTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void theEarliestDeadlineHolds(ThreadKind kind) throws InterruptedException {
-        Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, String> pool = gated(gate, new RecordingSettler());
-        Call<RunOutcome<Integer>> owner = owner(kind, pool);
-        gate.awaitArrivals(2);
+        Held run = held(kind, new RecordingSettler());
+        WorkerPool<Integer, String> pool = run.pool();
+        Call<RunOutcome<Integer>> owner = run.owner();
         pool.requestStop(Bounds.WAIT.multipliedBy(2));
         pool.requestStop(DEADLINE);
         pool.requestStop(Bounds.WAIT.multipliedBy(3));
-        RunOutcome<Integer> outcome = Objects.requireNonNull(owner.value());
-        assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
-        assertThat(((RunOutcome.Aborted<Integer>) outcome).deadlinePassed()).isTrue();
+        assertThat(abortedAtTheDeadline(Objects.requireNonNull(owner.value()))).isTrue();
         assertNoThreadsLeft(pool);
     }
 
@@ -139,15 +152,12 @@ class StopDeadlineTest {
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void anAbortBeforeTheDeadlineIsTheAborts(ThreadKind kind) throws InterruptedException {
-        Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, String> pool = gated(gate, new RecordingSettler());
-        Call<RunOutcome<Integer>> owner = owner(kind, pool);
-        gate.awaitArrivals(2);
+        Held run = held(kind, new RecordingSettler());
+        WorkerPool<Integer, String> pool = run.pool();
+        Call<RunOutcome<Integer>> owner = run.owner();
         pool.requestStop(Bounds.WAIT.multipliedBy(2));
         pool.abort();
-        RunOutcome<Integer> outcome = Objects.requireNonNull(owner.value());
-        assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
-        assertThat(((RunOutcome.Aborted<Integer>) outcome).deadlinePassed()).isFalse();
+        assertThat(abortedAtTheDeadline(Objects.requireNonNull(owner.value()))).isFalse();
         assertNoThreadsLeft(pool);
     }
 }
