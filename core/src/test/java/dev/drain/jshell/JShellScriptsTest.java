@@ -215,7 +215,15 @@ class JShellScriptsTest {
                 "DONE in the store and never finished (lost): [2, 3, 4, 5, 6, 7]",
                 "the store once the run ended: DONE [0, 1], READY [2, 3, 4, 5, 6, 7, 8, 9], CLAIMED [], DEAD []",
                 "the next run handled (sorted) [2, 3, 4, 5, 6, 7, 8, 9], ended normally",
-                "the store: DONE [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], READY [], CLAIMED [], DEAD []");
+                "the store: DONE [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], READY [], CLAIMED [], DEAD []"),
+        /** WP-23, WP-24, WP-25, WP-28: a batch stops at its first bad item; a service goes on, stops at a deadline, retries later. */
+        BATCH_OR_SERVICE("22-batch-or-service.jsh",
+                "batch: Failed, failures [7], intake stopped at the first: true",
+                "service: Completed, done 19, failures [7]",
+                "deploy: Aborted, deadline passed: true, cancelled in flight: 2, liveThreads 0",
+                "backoff none: failed 8 of 8",
+                "backoff exponential from PT0.2S to PT0.8S: failed 0 of 8",
+                "drain returned Failed");
 
         final String file;
         @SuppressWarnings("ImmutableEnumChecker") // List.of: unmodifiable, which the checker cannot see
