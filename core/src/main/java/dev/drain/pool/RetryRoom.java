@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Its lock is taken alone: nothing else is taken under it, and it calls no user code.
  *
- * @param <T> what waits: the item in a worker's hands ({@code Run.InHand})
+ * @param <T> what waits: the item in a worker's hands ({@code Handling.InHand})
  */
 final class RetryRoom<T> {
 

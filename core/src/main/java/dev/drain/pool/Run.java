@@ -50,8 +50,8 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     /** Keeps the attempts' deadlines, and stops attempts, from a platform thread of its own. */
     private final Watchdog watchdog;
     private final Intake<T> intake;
-    /** Items waiting for a delayed retry (WP-28); empty unless the pool has a backoff. */
-    private final RetryRoom<InHand> room;
+    /** Each item a worker takes, from its first attempt to its fate, and the retries that wait (WP-28). */
+    private final Handling<T, R> handling;
     /** Results on their way to the consumer; shut down by the driver at the end (by an abandon, at once). */
     private final ShutdownQueue<R> outbox;
     /**
@@ -79,7 +79,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
             case SENTINEL -> new SentinelIntake<>(config.queueSize(), config.workers());
         };
         this.outbox = new ShutdownQueue<>(config.workers());
-        this.room = new RetryRoom<>(config.workers());
+        this.handling = new Handling<>(config, lifecycle, ledger, settling, reporter, supervisor, this::deliver);
     }
 
     // ---- the boundary: on the caller's thread ------------------------------------------------------
@@ -126,9 +126,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
 
     @Override
     public List<T> dropIntake() {
-        for (InHand waiting : room.drop()) {
-            waiting.cancelled(); // taken, and waiting for its retry: its next attempt is cancelled
-        }
+        handling.cancelWaiting(); // taken, and waiting for their retries: their next attempts are cancelled
         return intake.abort();
     }
 
@@ -182,9 +180,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     private void finish(boolean threadsStarted) {
         try {
             closeSource(); // if the producer never ran
-            for (InHand waiting : room.drop()) {
-                waiting.cancelled(); // unreachable unless a worker crashed: a worker ends only once nothing waits
-            }
+            handling.cancelWaiting(); // unreachable unless a worker crashed: a worker ends only once nothing waits
             ledger.discarded(intake.abort()); // what a cancelled run left in the intake (the sentinel's race)
             lifecycle.seal();
             settling.finish(threadsStarted);
@@ -295,18 +291,19 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         try {
             boolean intakeEnded = false;
             while (true) {
-                RetryRoom.Waiting<InHand> due = intakeEnded ? awaitDue() : room.pollDue(System.nanoTime());
+                RetryRoom.Waiting<Handling<T, R>.InHand> due = intakeEnded ? awaitDue()
+                        : handling.room().pollDue(System.nanoTime());
                 if (due != null) {
-                    handle(due.held(), due.nextAttempt(), worker);
+                    handling.handle(due.held(), due.nextAttempt(), worker);
                 } else if (intakeEnded) {
                     return; // nothing waits for a retry, or the run is being cancelled
                 } else {
-                    switch (take(room.nanosToNextDue(System.nanoTime()))) {
+                    switch (take(handling.room().nanosToNextDue(System.nanoTime()))) {
                         case Intake.Taken.Item<T> taken when lifecycle.isCancelling() ->
                                 ledger.discarded(List.of(taken.value())); // taken after an abort: the sentinel intake's race
                         case Intake.Taken.Item<T> taken -> {
                             ledger.taken();
-                            handle(new InHand(taken.value()), 1, worker);
+                            handling.handle(handling.inHand(taken.value()), 1, worker);
                         }
                         case Intake.Taken.Nothing<T> nothing -> { } // a retry is due
                         case Intake.Taken.End<T> end -> intakeEnded = true;
@@ -338,90 +335,15 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
     }
 
     /** {@return the next retry once it is due, or {@code null} once nothing waits or the run is cancelled} */
-    private RetryRoom.@Nullable Waiting<InHand> awaitDue() {
+    private RetryRoom.@Nullable Waiting<Handling<T, R>.InHand> awaitDue() {
         while (!lifecycle.isCancelling()) {
             try {
-                return room.awaitDue();
+                return handling.room().awaitDue();
             } catch (InterruptedException e) {
                 // woken: look at the phase again
             }
         }
         return null;
-    }
-
-    /**
-     * Attempts {@code held}'s item from attempt {@code first} until it succeeds, fails permanently,
-     * is parked for a delayed retry, or the run is cancelled; records its fate once.
-     */
-    private void handle(InHand held, int first, int worker) {
-        boolean parked = false;
-        try {
-            for (int attempt = first; !held.isDecided() && !parked; attempt++) {
-                ItemContext<T> context = new ItemContext<>(held.item, attempt, worker, config.attemptDeadline());
-                switch (supervisor.attempt(context, () -> held.stuck(context))) {
-                    case Supervisor.Attempted.Succeeded<R> s -> {
-                        held.succeeded();
-                        if (config.deliversResults()) {
-                            deliver(s.value());
-                        }
-                    }
-                    case Supervisor.Attempted.Stuck<R> s -> { } // decided by the watchdog when it found it stuck
-                    case Supervisor.Attempted.Cancelled<R> c -> held.cancelled();
-                    case Supervisor.Attempted.Failed<R> f -> parked = retryOrFail(held, context, f.cause());
-                }
-            }
-        } finally {
-            if (!parked && !held.isDecided()) {
-                held.cancelled(); // this thread is failing mid-item: the crash is reported by its caller
-            }
-        }
-    }
-
-    /**
-     * A failed attempt: the item fails for good, is cancelled, is retried at once (on this worker),
-     * or waits for its retry (WP-28); {@return whether it was parked in the retry room}
-     */
-    private boolean retryOrFail(InHand held, ItemContext<T> context, Throwable cause) {
-        if (!config.isRetryable(cause) || context.attempt() > config.maxRetries()) {
-            held.failed(context.attempt(), cause);
-            return false;
-        }
-        if (lifecycle.isCancelling()) {
-            held.cancelled(); // it would be retried, but the run is being cancelled
-            return false;
-        }
-        java.time.Duration delay = config.backoff().delayBefore(context.attempt(),
-                java.util.concurrent.ThreadLocalRandom.current());
-        ledger.retried();
-        PoolLog.retrying(config.name(), context, cause);
-        reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(context.item()) + " next_attempt="
-                + (context.attempt() + 1) + (delay.isZero() ? "" : " delay=" + delay));
-        if (delay.isZero()) {
-            return false;
-        }
-        long due = System.nanoTime() + delay.toNanos();
-        return switch (room.park(held, context.attempt() + 1, due)) {
-            case PARKED -> true;
-            case DROPPED -> {
-                held.cancelled();
-                yield false;
-            }
-            case FULL -> {
-                waitUntil(due); // the room holds one item per worker: this one waits on its worker
-                if (lifecycle.isCancelling()) {
-                    held.cancelled();
-                }
-                yield false;
-            }
-        };
-    }
-
-    /** Waits until {@code due} ({@link System#nanoTime()}), or until the run is being cancelled. */
-    private void waitUntil(long due) {
-        for (long left = due - System.nanoTime(); left > 0 && !lifecycle.isCancelling(); left = due - System.nanoTime()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(this, left);
-            boolean _ = Thread.interrupted(); // woken to look at the phase (decision 0015)
-        }
     }
 
     /**
@@ -466,67 +388,4 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
         }
     }
 
-    /**
-     * One item in a worker's hands: its fate is decided exactly once, by one of these, which
-     * records it in the ledger (which never waits). The worker decides it, except for a stuck
-     * attempt, which the watchdog decides while the attempt still runs; the watch's lock orders
-     * that write before the worker's next read. A slow store holds the worker (WP-22), at the one
-     * point where that changes nothing else: before a success is recorded (the item stays in the
-     * worker's hands, one of WP-1's {@code workers}), and after a failure is recorded and has
-     * stopped the intake.
-     */
-    private final class InHand {
-        final T item;
-        /** Written by the worker, or by the watchdog under the item's watch's lock; read by the worker. */
-        private volatile boolean decided;
-
-        InHand(T item) {
-            this.item = item;
-        }
-
-        boolean isDecided() {
-            return decided;
-        }
-
-        /** Waits for the store's room, keeping a place, then records the success. */
-        void succeeded() {
-            settling.reserve();
-            decide();
-            ledger.succeeded(item);
-        }
-
-        void cancelled() {
-            decide();
-            ledger.cancelled(item);
-        }
-
-        /** Records the failure and stops the intake, then waits for the store's room. */
-        void failed(int attempts, Throwable cause) {
-            decide();
-            ItemFailure<T> failure = new ItemFailure<>(item, attempts, cause);
-            ledger.failed(failure);
-            lifecycle.itemFailed(); // WP-6: intake stops at the first permanent failure; the queue drains (not WP-23)
-            PoolLog.failed(config.name(), failure, config.stopsAtFailure());
-            settling.awaitRoom();
-        }
-
-        /**
-         * On the watchdog: the attempt outlived every round and still runs, so the item fails now
-         * (WP-4). Builds no text: the cause's message is built when it is read.
-         */
-        void stuck(ItemContext<T> context) {
-            decide();
-            StuckAttempt cause = new StuckAttempt(context, Watchdog.INTERRUPT_ROUNDS, config.itemTimeout());
-            ledger.stuck(new ItemFailure<>(item, context.attempt(), cause), cause);
-            lifecycle.itemFailed();
-            PoolLog.stuck(config.name(), context.worker(), context.attempt(), config.itemTimeout());
-        }
-
-        private void decide() {
-            if (decided) {
-                throw new IllegalStateException("unreachable: an item's fate decided twice");
-            }
-            decided = true;
-        }
-    }
 }

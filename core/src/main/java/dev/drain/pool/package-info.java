@@ -39,7 +39,8 @@ import org.jspecify.annotations.NullMarked;
  *
  *   PoolConfig    the validated settings, and the two bounds they imply (WP-1's lead, the capped timeout)
  *   Lifecycle     the run's one state and every transition (WP-19); acts on the run through Effects
- *   Run           what the driver, the producer and the workers do; InHand decides an item's fate
+ *   Run           what the driver, the producer and the workers do (a due retry first, then the intake)
+ *   Handling      one item from its first attempt to its fate: retries, the backoff; InHand decides the fate
  *   Source        the user's iterator: every call a Pull outcome, closed once
  *   Intake        producer -> workers: QueueIntake (ShutdownQueue) or SentinelIntake (markers)
  *   Supervisor    one attempt, on its worker: forked in a scope of its own, armed on the worker's watch
