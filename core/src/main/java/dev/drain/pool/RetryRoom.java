@@ -33,6 +33,12 @@ final class RetryRoom<T> {
     /** By due time, earliest first. */
     @GuardedBy("lock")
     private final PriorityQueue<Waiting<T>> waiting = new PriorityQueue<>(Comparator.comparingLong(Waiting::due));
+    /**
+     * How many items wait: written under the lock, read without it, so that a pool without a
+     * backoff, whose room is always empty, takes no lock per item ({@link #pollDue},
+     * {@link #nanosToNextDue}). A worker that parks an item reads its own write.
+     */
+    private volatile int size;
     /** Set by {@link #drop()}: nothing is parked from then on. */
     @GuardedBy("lock")
     private boolean dropped;
@@ -62,6 +68,7 @@ final class RetryRoom<T> {
                 return Parked.FULL;
             }
             waiting.add(new Waiting<>(item, nextAttempt, due));
+            size = waiting.size();
             parkedOrDropped.signalAll();
             return Parked.PARKED;
         } finally {
@@ -71,10 +78,15 @@ final class RetryRoom<T> {
 
     /** {@return the earliest item if it is due at {@code now}, taken out of the room; otherwise {@code null}} Never waits. */
     @Nullable Waiting<T> pollDue(long now) {
+        if (size == 0) {
+            return null;
+        }
         lock.lock();
         try {
             Waiting<T> first = waiting.peek();
-            return first != null && now - first.due() >= 0 ? waiting.poll() : null;
+            Waiting<T> due = first != null && now - first.due() >= 0 ? waiting.poll() : null;
+            size = waiting.size();
+            return due;
         } finally {
             lock.unlock();
         }
@@ -82,6 +94,9 @@ final class RetryRoom<T> {
 
     /** {@return how long until the earliest item is due (at least 1 ns), or {@code Long.MAX_VALUE} if none waits} */
     long nanosToNextDue(long now) {
+        if (size == 0) {
+            return Long.MAX_VALUE;
+        }
         lock.lock();
         try {
             Waiting<T> first = waiting.peek();
@@ -107,7 +122,9 @@ final class RetryRoom<T> {
                 }
                 long left = first.due() - System.nanoTime();
                 if (left <= 0) {
-                    return waiting.poll();
+                    Waiting<T> due = waiting.poll();
+                    size = waiting.size();
+                    return due;
                 }
                 long _ = parkedOrDropped.awaitNanos(left);
             }
@@ -127,6 +144,7 @@ final class RetryRoom<T> {
                 items.add(w.held());
             }
             waiting.clear();
+            size = 0;
             parkedOrDropped.signalAll();
             return items;
         } finally {
