@@ -48,13 +48,16 @@ public record ItemContext<T>(T item, int attempt, int worker, Instant deadline) 
     }
 
     /**
-     * {@return how long this attempt has left before it times out, zero once it has} What to
-     * give a driver as its own timeout (WP-3).
+     * {@return how long this attempt has left before it times out, zero once it has, at most about
+     * 73 years} What to give a driver as its own timeout (WP-3).
      */
     public Duration remaining() {
         Duration left = Duration.between(Instant.now(), deadline);
-        return left.isNegative() ? Duration.ZERO : left;
+        return left.isNegative() ? Duration.ZERO : left.compareTo(LONGEST) > 0 ? LONGEST : left;
     }
+
+    /** The longest {@link #remaining()}: about 73 years, so that it converts to nanoseconds and adds to now. */
+    private static final Duration LONGEST = Duration.ofNanos(PoolConfig.LONGEST_NANOS);
 
     /**
      * {@return the context of the attempt the calling thread is running}

@@ -169,7 +169,12 @@ final class Lifecycle<T> {
         effects = run;
         phase = Phase.RUNNING;
         if (stopDeadline != null) {
-            run.abortAt(stopDeadline);
+            if (!abortRequested && stopDeadline - System.nanoTime() <= 0) {
+                deadlinePassed = true; // it passed before the run: the run starts aborted, and says why
+                abortRequested = true;
+            } else {
+                run.abortAt(stopDeadline);
+            }
         }
         if (abortRequested) {
             abortNow();
@@ -203,8 +208,8 @@ final class Lifecycle<T> {
      * remembered; once aborting or sealed, nothing.
      */
     synchronized void requestStop(long deadline) {
-        if (sealed || phase.compareTo(Phase.ABORTING) >= 0) {
-            return;
+        if (sealed || abortRequested || phase.compareTo(Phase.ABORTING) >= 0) {
+            return; // an abort was asked for first (before the run, it is only remembered): it is the abort's
         }
         if (deadline - System.nanoTime() <= 0) { // already passed: an abort, said to be the deadline's
             deadlinePassed = true;

@@ -18,12 +18,17 @@ public final class PoolAborted extends RuntimeException {
 
     private final transient RunOutcome.Aborted<?> outcome;
 
-    /** The exception for {@code outcome}, what the abort left behind; only the pool creates it. */
-    PoolAborted(RunOutcome.Aborted<?> outcome) {
+    /**
+     * The exception for {@code outcome}, what the abort left behind, in a run in which {@code failed}
+     * items failed for good (more than {@code outcome.failures()} lists in a run that goes on past
+     * its failures and keeps the first few, WP-23); only the pool creates it.
+     */
+    PoolAborted(RunOutcome.Aborted<?> outcome, long failed) {
         super((outcome.deadlinePassed() ? "aborted at the deadline of a graceful stop: " : "aborted: ")
                 + outcome.discarded().size() + " items discarded (never started), "
                 + outcome.cancelled().size() + " in-flight items cancelled, "
-                + outcome.failures().size() + " items failed");
+                + failed + " items failed" + (failed > outcome.failures().size()
+                        ? " (the first " + outcome.failures().size() + " kept)" : ""));
         this.outcome = outcome;
     }
 

@@ -210,7 +210,7 @@ final class RunResults<T, R> implements Results<T, R> {
             case RunOutcome.Completed<T> c -> { }
             case RunOutcome.Abandoned<T> a -> { }
             case RunOutcome.Failed<T> f -> endFailure = new PoolFailure(f.failures());
-            case RunOutcome.Aborted<T> a -> endFailure = new PoolAborted(a);
+            case RunOutcome.Aborted<T> a -> endFailure = new PoolAborted(a, ledger.snapshot(0, 0).failed());
             case RunOutcome.SourceFailed<T> s -> rethrowLater(s.cause());
             case RunOutcome.Crashed<T> c -> {
                 if (c.cause() instanceof VirtualMachineError error) {

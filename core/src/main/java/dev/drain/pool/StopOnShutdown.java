@@ -118,7 +118,7 @@ public final class StopOnShutdown implements AutoCloseable {
      * @throws IllegalStateException if this registration is closed, or the pool has run before
      */
     public <T> RunOutcome<T> drain(WorkerPool<T, ?> pool, Iterator<? extends T> source) {
-        return guarded(pool, () -> pool.drain(source));
+        return guarded(pool, () -> pool.drain(source), () -> { });
     }
 
     /**
@@ -130,11 +130,12 @@ public final class StopOnShutdown implements AutoCloseable {
      * @return the run's outcome
      */
     public <T> RunOutcome<T> drain(WorkerPool<T, ?> pool, Iterable<? extends T> source) {
-        return guarded(pool, () -> pool.drain(source));
+        return guarded(pool, () -> pool.drain(source), () -> { });
     }
 
     /**
-     * As {@link #drain(WorkerPool, Iterator)}, over a stream, which the pool closes.
+     * As {@link #drain(WorkerPool, Iterator)}, over a stream, which is closed on every path (by
+     * the pool, or here if the call is refused).
      *
      * @param pool a pool that has not run
      * @param source the items
@@ -142,7 +143,7 @@ public final class StopOnShutdown implements AutoCloseable {
      * @return the run's outcome
      */
     public <T> RunOutcome<T> drain(WorkerPool<T, ?> pool, Stream<? extends T> source) {
-        return guarded(pool, () -> pool.drain(source));
+        return guarded(pool, () -> pool.drain(source), source::close);
     }
 
     /** {@return whether the JVM has begun to shut down} A service loop ends when it has. */
@@ -178,14 +179,27 @@ public final class StopOnShutdown implements AutoCloseable {
         }
     }
 
-    private <T> RunOutcome<T> guarded(WorkerPool<T, ?> pool, Supplier<RunOutcome<T>> run) {
-        Objects.requireNonNull(pool, "pool");
+    /**
+     * Runs {@code run} with {@code pool} known to the hook; a refused call runs {@code closeSource}
+     * (the source was handed over: it is closed on every path, WP-16). A pool is known to the hook
+     * for as long as the call that added it runs: a second call for the same pool (refused by the
+     * pool, which runs once) leaves the first one's entry alone.
+     */
+    private <T> RunOutcome<T> guarded(WorkerPool<T, ?> pool, Supplier<RunOutcome<T>> run, Runnable closeSource) {
+        try {
+            Objects.requireNonNull(pool, "pool");
+        } catch (NullPointerException e) {
+            closeSource.run();
+            throw e;
+        }
+        boolean added;
         lock.lock();
         try {
             if (closed) {
+                closeSource.run();
                 throw new IllegalStateException("this StopOnShutdown is closed: install another");
             }
-            running.add(pool);
+            added = running.add(pool);
             if (received) {
                 pool.requestStopAt(stopDeadline); // the shutdown has begun: the run starts stopped
             }
@@ -195,12 +209,14 @@ public final class StopOnShutdown implements AutoCloseable {
         try {
             return run.get();
         } finally {
-            lock.lock();
-            try {
-                running.remove(pool);
-                aRunEnded.signalAll();
-            } finally {
-                lock.unlock();
+            if (added) {
+                lock.lock();
+                try {
+                    running.remove(pool);
+                    aRunEnded.signalAll();
+                } finally {
+                    lock.unlock();
+                }
             }
         }
     }

@@ -11,6 +11,7 @@ import dev.drain.support.ThreadKind;
 import dev.drain.support.Waits;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -222,6 +223,51 @@ class ServiceRunTest {
         assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(false));
         assertThat(deadlines).containsOnlyKeys(1, 2);
         assertThat(deadlines.get(2)).isAfter(deadlines.get(1));
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-3: with a timeout too long to count, the time left still converts to a driver's timeout. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void theTimeLeftConvertsToADriversTimeoutWhateverTheTimeout(ThreadKind kind) {
+        AtomicInteger converted = new AtomicInteger();
+        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> {
+            java.time.Duration left = ItemContext.current().remaining();
+            long _ = left.toNanos() + java.time.Instant.now().plus(left).getEpochSecond();
+            converted.incrementAndGet();
+        }).intake(intake).itemTimeout(java.time.temporal.ChronoUnit.FOREVER.getDuration()).build();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.of(2)));
+        assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(false));
+        assertThat(converted).hasValue(2);
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-23, WP-12: an abort of a run that went on past 50 failures, keeping none, says in its
+     * {@link PoolAborted} how many items failed, not how many it kept.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAbortSaysHowManyItemsFailedNotHowManyWereKept(ThreadKind kind) {
+        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> {
+            if (item < 50) {
+                throw new IllegalArgumentException("item " + item + " is malformed");
+            }
+            new CountDownLatch(1).await(); // until the abort
+        }).intake(intake).workers(2).failuresKept(0).build();
+        Call<String> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, Void> results = pool.run(Workloads.CountingSource.endless())) {
+                Waits.until("50 items failed", () -> results.stats().failed() == 50);
+                pool.abort();
+                try {
+                    Workloads.drain(results);
+                    return "no PoolAborted";
+                } catch (PoolAborted aborted) {
+                    return aborted.getMessage();
+                }
+            }
+        });
+        assertThat(owner.value()).contains("50 items failed (the first 0 kept)");
         assertNoThreadsLeft(pool);
     }
 

@@ -9,7 +9,9 @@ import dev.drain.support.Bounds;
 import dev.drain.support.Call;
 import dev.drain.support.Spawner;
 import dev.drain.support.ThreadKind;
+import dev.drain.support.Waits;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -143,8 +145,37 @@ class StopDeadlineTest {
         WorkerPool<Integer, String> pool = gated(new Workloads.Gate(), new RecordingSettler());
         pool.requestStop(Duration.ZERO);
         Call<RunOutcome<Integer>> owner = owner(kind, pool);
-        assertThat(owner.value()).isEqualTo(new RunOutcome.Aborted<Integer>(java.util.List.of(), java.util.List.of(),
-                java.util.List.of(), true));
+        assertThat(owner.value()).isEqualTo(new RunOutcome.Aborted<Integer>(List.of(), List.of(), List.of(), true));
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
+     * WP-24: a deadline asked for before the run that has passed when the run starts aborts it,
+     * every time (never a race with the run's own end): twenty runs, each with a deadline of 1 ms
+     * that has passed before {@code run()}.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aDeadlinePassedBeforeTheRunStartsAbortsItEveryTime(ThreadKind kind) {
+        for (int i = 0; i < 20; i++) {
+            WorkerPool<Integer, String> pool = gated(new Workloads.Gate(), new RecordingSettler());
+            long asked = System.nanoTime();
+            pool.requestStop(Duration.ofMillis(1));
+            Waits.until("the deadline passed", () -> System.nanoTime() - asked > Duration.ofMillis(1).toNanos());
+            assertThat(owner(kind, pool).value()).as("run %s", i)
+                    .isEqualTo(new RunOutcome.Aborted<Integer>(List.of(), List.of(), List.of(), true));
+            assertNoThreadsLeft(pool);
+        }
+    }
+
+    /** WP-24: an {@code abort()} before the run, then a passed deadline: the run is the abort's ({@code deadlinePassed} false). */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAbortBeforeAPassedDeadlineIsTheAborts(ThreadKind kind) {
+        WorkerPool<Integer, String> pool = gated(new Workloads.Gate(), new RecordingSettler());
+        pool.abort();
+        pool.requestStop(Duration.ZERO);
+        assertThat(owner(kind, pool).value()).isEqualTo(new RunOutcome.Aborted<Integer>(List.of(), List.of(), List.of(), false));
         assertNoThreadsLeft(pool);
     }
 

@@ -149,6 +149,46 @@ class StopOnShutdownTest {
         assertNoThreadsLeft(pool);
     }
 
+    /**
+     * WP-27: a second drain of a pool that is running through the registration is refused (a pool
+     * runs once) and leaves the running one known to the hook: the hook still stops it.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aRefusedSecondDrainLeavesTheRunningOneToTheHook(ThreadKind kind) throws InterruptedException {
+        Workloads.Gate gate = new Workloads.Gate();
+        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2).build();
+        StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(2));
+        try {
+            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
+                    () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
+            gate.awaitArrivals(2);
+            assertThatThrownBy(() -> shutdown.drain(pool, List.of(1))).isInstanceOf(IllegalStateException.class);
+            spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
+            Waits.until("the hook stops the run being drained", () -> pool.toString().endsWith(", STOPPING]"));
+            gate.open();
+            assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+        } finally {
+            gate.open();
+            shutdown.close();
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-27, WP-16: a stream handed to a refused drain is closed, once, as the pool closes one it refuses. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aRefusedDrainClosesItsStream(ThreadKind kind) {
+        AtomicInteger closes = new AtomicInteger();
+        StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT);
+        shutdown.close();
+        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> { }).intake(intake).build();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
+                () -> shutdown.drain(pool, java.util.stream.Stream.of(1, 2, 3).onClose(closes::incrementAndGet)));
+        assertThat(owner.thrown(IllegalStateException.class)).hasMessageContaining("closed");
+        assertThat(closes).hasValue(1);
+    }
+
     /** WP-27: a closed registration refuses to drain, says why, and closing it again does nothing. */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
