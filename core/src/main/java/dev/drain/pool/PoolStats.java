@@ -8,11 +8,13 @@ package dev.drain.pool;
  * @param pulled items taken from the source
  * @param accepted items the producer pulled and handed to the intake, the one it holds while it
  *     waits for room included (each is then a worker's, or an abort drops it)
- * @param inFlight items a worker is handling right now, between attempts included
+ * @param inFlight items a worker is handling right now, between attempts included, and items parked
+ *     in the retry room waiting for their next attempt (WP-28)
  * @param succeeded items whose handler produced a result
  * @param delivered results the consumer has received from {@link Results#next()}; at a normal end,
  *     all of them
- * @param failed items that failed permanently
+ * @param failed items that failed permanently, every one (an outcome of a run that goes on past
+ *     its failures lists only the first few, WP-23)
  * @param retried retries made (attempts after the first)
  * @param timedOut attempts that outlived {@code itemTimeout}
  * @param escalations interrupts beyond the first sent to attempts that would not stop
