@@ -76,7 +76,8 @@ public final class Main {
         if (!results.stream().sorted().toList().equals(expected)) {
             problems.add("results " + results + ", expected " + expected + " in any order");
         }
-        if (!(outcome.orElse(null) instanceof RunOutcome.Completed<String>(boolean stopRequested)) || stopRequested) {
+        if (!(outcome.orElse(null) instanceof RunOutcome.Completed<String>(boolean stopRequested, var failures))
+                || stopRequested || !failures.isEmpty()) {
             problems.add("outcome " + outcome + ", expected Completed[stopRequested=false]");
         }
         if (stats.succeeded() != WORDS.size() || stats.delivered() != WORDS.size()) {
