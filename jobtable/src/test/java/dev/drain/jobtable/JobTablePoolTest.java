@@ -96,6 +96,41 @@ class JobTablePoolTest extends OnEveryDialect {
         }
     }
 
+    /**
+     * WP-23, JT-8, JT-5: a service over the table goes on past its poison jobs: 2,000 jobs, one in
+     * 100 failing for good, one {@code forEach} run. Each poison job ends dead, once, with its
+     * failure; every other job is done once; nothing is left ready or running.
+     */
+    @Test
+    void poisonJobsAmongThousandsEndDeadOnceAndTheRestAreDoneInOneRun() throws Exception {
+        JobTable t = open(JobTable.on(db));
+        List<String> payloads = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            payloads.add(i % 100 == 42 ? "poison " + i : "job " + i);
+        }
+        t.enqueue(payloads);
+        List<Long> done = Collections.synchronizedList(new ArrayList<>());
+        WorkerPool<Job, Void> service = WorkerPool.<Job>forEach(job -> {
+            if (job.payload().startsWith("poison")) {
+                throw new IllegalArgumentException("cannot parse " + job.payload());
+            }
+            done.add(job.id());
+        }).workers(8).queueSize(16).settler(t.settler()).build();
+        RunOutcome<Job> outcome;
+        try (Stream<Job> claims = t.claims()) {
+            outcome = service.drain(claims);
+        }
+        assertThat(outcome).isInstanceOf(RunOutcome.Completed.class);
+        assertThat(outcome.failures()).hasSize(20);
+        assertThat(done).hasSize(1_980).doesNotHaveDuplicates();
+        assertThat(Rows.inState(db, table, "dead")).hasSize(20);
+        assertThat(Rows.inState(db, table, "done")).hasSize(1_980);
+        assertThat(Rows.inState(db, table, "ready")).isEmpty();
+        assertThat(Rows.inState(db, table, "running")).isEmpty();
+        assertThat(Rows.all(db, table).values()).filteredOn(r -> r.state().equals("dead"))
+                .allMatch(r -> r.lastError() != null && r.lastError().contains("cannot parse poison"));
+    }
+
     /** JT-7, JT-8: when the acknowledgements fail, the outcome is Unsettled and names them, their rows stay running, and after the lease the next run gets exactly those. */
     @Test
     void failedAcknowledgementsAreNamedAndRedeliveredAfterTheLease() throws Exception {

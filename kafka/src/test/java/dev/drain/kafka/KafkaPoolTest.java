@@ -230,6 +230,42 @@ class KafkaPoolTest {
                 .isEqualTo(5L);
     }
 
+    /**
+     * WP-23, KC-5, KC-9: a service over a topic goes on past its poison records: 3,000 records on 3
+     * partitions, one in 100 failing for good, one {@code forEach} run. Each poison record is
+     * dead-lettered exactly once, every other record is handled once, the run ends
+     * {@code Completed} naming the 30 failures, and every partition is committed to its end.
+     */
+    @Test
+    void poisonRecordsAmongThousandsAreDeadLetteredOnceAndTheRestDoneInOneRun(Broker broker) {
+        String topic = broker.freshTopic("poisoned", 3);
+        String group = Broker.freshGroup("poisoned");
+        broker.produce(topic, 3, 1_000);
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        RunOutcome<Delivery<String, String>> outcome;
+        try (KafkaSource<String, String> source = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(1)).open()) {
+            WorkerPool<Delivery<String, String>, Void> service = WorkerPool.<Delivery<String, String>>forEach(d -> {
+                if (d.offset() % 100 == 7) {
+                    throw new IllegalArgumentException("poison: " + value(d));
+                }
+                handled.add(value(d));
+            }).workers(8).queueSize(16).settler(source.settler()).build();
+            outcome = service.drain(source.records());
+            assertThat(source.deadLetters()).isEqualTo(30);
+        }
+        assertThat(outcome).isInstanceOf(RunOutcome.Completed.class);
+        assertThat(outcome.failures()).hasSize(30);
+        assertThat(handled).hasSize(2_970).doesNotHaveDuplicates();
+        List<String> letters = broker.readAll(topic + "-dlt").stream()
+                .map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList();
+        assertThat(letters).as("dead letters, each once").hasSize(30).doesNotHaveDuplicates()
+                .allMatch(v -> Integer.parseInt(v.substring(v.indexOf('-') + 1)) % 100 == 7);
+        broker.committed(group, topic).forEach((partition, offset) ->
+                assertThat(offset.offset()).as("%s", partition).isEqualTo(1_000));
+        assertThat(broker.committed(group, topic)).hasSize(3);
+        assertThat(Broker.noSourceThreads()).isTrue();
+    }
+
     private static String header(ConsumerRecord<byte[], byte[]> record, String key) {
         Header header = record.headers().lastHeader(key);
         assertThat(header).as("header %s", key).isNotNull();
