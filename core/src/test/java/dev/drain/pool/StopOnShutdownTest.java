@@ -164,10 +164,12 @@ class StopOnShutdownTest {
                     () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
             gate.awaitArrivals(2);
             assertThatThrownBy(() -> shutdown.drain(pool, List.of(1))).isInstanceOf(IllegalStateException.class);
-            spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
+            Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
             Waits.until("the hook stops the run being drained", () -> pool.toString().endsWith(", STOPPING]"));
             gate.open();
             assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+            shutdown.close();
+            hook.value(); // the run has ended and the registration is closed: the hook returns
         } finally {
             gate.open();
             shutdown.close();
