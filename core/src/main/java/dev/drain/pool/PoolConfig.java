@@ -54,7 +54,16 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
      * {@link Duration#toNanos()} would throw for it.
      */
     long itemTimeoutNanos() {
-        return itemTimeout.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : itemTimeout.toNanos();
+        return cappedNanos(itemTimeout);
+    }
+
+    /**
+     * {@return {@code d} in nanoseconds, at most {@link #LONGEST_NANOS}}: the one conversion of a
+     * wait the pool keeps (a timeout, a stop's deadline, a shutdown's grace), so that adding it to
+     * {@link System#nanoTime()} never overflows and {@link Duration#toNanos()} never throws.
+     */
+    static long cappedNanos(Duration d) {
+        return d.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : d.toNanos();
     }
 
     /**
@@ -62,8 +71,8 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
      * watch is armed, so never later than the watchdog's own deadline for it (WP-3).
      */
     java.time.Instant attemptDeadline() {
-        java.time.Instant now = java.time.Instant.now();
-        return itemTimeoutNanos() == LONGEST_NANOS ? java.time.Instant.MAX : now.plusNanos(itemTimeoutNanos());
+        long timeout = itemTimeoutNanos();
+        return timeout == LONGEST_NANOS ? java.time.Instant.MAX : java.time.Instant.now().plusNanos(timeout);
     }
 
     /** {@return whether an attempt that threw {@code cause} may be retried} */

@@ -234,11 +234,11 @@ public final class StopOnShutdown implements AutoCloseable {
             }
             received = true;
             long now = System.nanoTime();
-            stopDeadline = now + saturatedNanos(deadline);
+            stopDeadline = now + PoolConfig.cappedNanos(deadline);
             for (WorkerPool<?, ?> pool : running) {
                 pool.requestStopAt(stopDeadline);
             }
-            long until = stopDeadline + saturatedNanos(grace);
+            long until = stopDeadline + PoolConfig.cappedNanos(grace);
             Uninterruptibly.await(() -> allEndedOrPast(until), () -> awaitARunEnded(until));
         } finally {
             lock.unlock();
@@ -258,11 +258,6 @@ public final class StopOnShutdown implements AutoCloseable {
     @SuppressWarnings("GuardedBy") // Error Prone cannot see that the lambda that calls this runs under the lock its caller holds
     private boolean allEndedOrPast(long until) {
         return (running.isEmpty() && closed) || System.nanoTime() - until >= 0;
-    }
-
-    /** {@return {@code d} in nanoseconds, at most {@link PoolConfig#LONGEST_NANOS}} */
-    private static long saturatedNanos(Duration d) {
-        return d.compareTo(Duration.ofNanos(PoolConfig.LONGEST_NANOS)) > 0 ? PoolConfig.LONGEST_NANOS : d.toNanos();
     }
 
     @Override

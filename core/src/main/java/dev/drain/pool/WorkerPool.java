@@ -351,9 +351,7 @@ public final class WorkerPool<T, R> {
      */
     public void requestStop(Duration within) {
         Objects.requireNonNull(within, "within");
-        long nanos = within.compareTo(Duration.ofNanos(PoolConfig.LONGEST_NANOS)) > 0 ? PoolConfig.LONGEST_NANOS
-                : within.isNegative() ? 0 : within.toNanos();
-        requestStopAt(System.nanoTime() + nanos);
+        requestStopAt(System.nanoTime() + (within.isNegative() ? 0 : PoolConfig.cappedNanos(within)));
     }
 
     /** As {@link #requestStop(Duration)}, with the deadline in {@link System#nanoTime()}'s terms ({@link StopOnShutdown}). */
