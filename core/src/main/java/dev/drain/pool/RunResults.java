@@ -77,9 +77,7 @@ final class RunResults<T, R> implements Results<T, R> {
             awaitEveryThread();
             return end();
         } catch (InterruptedException e) {
-            lifecycle.abandon(RunOutcome.Abandoned.Reason.CONSUMER_INTERRUPTED); // WP-14: Python's CancelledError out of `async for`
-            awaitEveryThread();
-            Thread.currentThread().interrupt();
+            abandonInterrupted(); // WP-14: Python's CancelledError out of `async for`
             CancellationException cancelled = new CancellationException("interrupted while waiting for results");
             cancelled.initCause(e);
             throw cancelled;
@@ -109,9 +107,7 @@ final class RunResults<T, R> implements Results<T, R> {
                 }
             }
         } catch (InterruptedException e) {
-            lifecycle.abandon(RunOutcome.Abandoned.Reason.CONSUMER_INTERRUPTED);
-            awaitEveryThread();
-            Thread.currentThread().interrupt();
+            abandonInterrupted();
         }
         RunOutcome<T> outcome = Objects.requireNonNull(lifecycle.outcome(), "the outcome is decided before the run's threads finish");
         RunOutcome<T> ended = outcome instanceof RunOutcome.Unsettled<T> u ? u.ended() : outcome;
@@ -167,6 +163,13 @@ final class RunResults<T, R> implements Results<T, R> {
     @Override
     public String toString() {
         return "Results[" + lifecycle + ", " + ledger + "]";
+    }
+
+    /** The owner was interrupted while it waited (WP-14): abandons the run, waits for its threads, and keeps the interrupt. */
+    private void abandonInterrupted() {
+        lifecycle.abandon(RunOutcome.Abandoned.Reason.CONSUMER_INTERRUPTED);
+        awaitEveryThread();
+        Thread.currentThread().interrupt();
     }
 
     /** Waits until every thread of the run has finished; an interrupt is kept for the caller, not acted on. */
