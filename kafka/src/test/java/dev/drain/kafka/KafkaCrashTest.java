@@ -106,7 +106,7 @@ class KafkaCrashTest {
     }
 
     /** KC-10: every commit the child made recorded only records the child had handled to their end. */
-    private static void assertCommitsFinished(Witness child, Map<TopicPartition, NavigableSet<Long>> handledByChild, String topic) {
+    static void assertCommitsFinished(Witness child, Map<TopicPartition, NavigableSet<Long>> handledByChild, String topic) {
         for (String line : child.lines(child.commits)) {
             String[] parts = line.split(" ", -1);
             TopicPartition partition = new TopicPartition(topic, Integer.parseInt(parts[0]));
@@ -421,7 +421,7 @@ class KafkaCrashTest {
 
     // ---- offsets ---------------------------------------------------------------------------------
 
-    private static Map<TopicPartition, NavigableSet<Long>> offsets(String topic, List<Handled> handled) {
+    static Map<TopicPartition, NavigableSet<Long>> offsets(String topic, List<Handled> handled) {
         Map<TopicPartition, NavigableSet<Long>> offsets = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
         for (Handled h : handled) {
             offsets.computeIfAbsent(new TopicPartition(topic, h.partition()), p -> new TreeSet<>()).add(h.offset());
@@ -429,7 +429,7 @@ class KafkaCrashTest {
         return offsets;
     }
 
-    private static Map<TopicPartition, NavigableSet<Long>> union(Map<TopicPartition, NavigableSet<Long>> a,
+    static Map<TopicPartition, NavigableSet<Long>> union(Map<TopicPartition, NavigableSet<Long>> a,
             Map<TopicPartition, NavigableSet<Long>> b) {
         Map<TopicPartition, NavigableSet<Long>> all = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
         a.forEach((p, s) -> all.computeIfAbsent(p, x -> new TreeSet<>()).addAll(s));
@@ -437,7 +437,7 @@ class KafkaCrashTest {
         return all;
     }
 
-    private static Map<TopicPartition, NavigableSet<Long>> intersection(Map<TopicPartition, NavigableSet<Long>> a,
+    static Map<TopicPartition, NavigableSet<Long>> intersection(Map<TopicPartition, NavigableSet<Long>> a,
             Map<TopicPartition, NavigableSet<Long>> b) {
         Map<TopicPartition, NavigableSet<Long>> both = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
         a.forEach((p, s) -> {
@@ -450,7 +450,7 @@ class KafkaCrashTest {
         return both;
     }
 
-    private static int size(Map<TopicPartition, NavigableSet<Long>> offsets) {
+    static int size(Map<TopicPartition, NavigableSet<Long>> offsets) {
         return offsets.values().stream().mapToInt(NavigableSet::size).sum();
     }
 
