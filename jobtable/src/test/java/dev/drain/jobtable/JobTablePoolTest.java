@@ -2,11 +2,14 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.pool.Backoff;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
 import dev.drain.pool.WorkerPool;
+import dev.drain.support.Outage;
 import dev.drain.support.Waits;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,8 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * JT-8, JT-7: a pool over a job table, in the cases the generated runs do not reach: a graceful
- * stop, a job no attempt can do, acknowledgements that fail, and a database that goes away in the
- * middle of a run. On both dialects.
+ * stop, a job no attempt can do, a backend down for seconds, acknowledgements that fail, and a
+ * database that goes away in the middle of a run. On both dialects.
  */
 @ParameterizedClass
 @EnumSource(Dialect.class)
@@ -129,6 +132,33 @@ class JobTablePoolTest extends OnEveryDialect {
         assertThat(Rows.inState(db, table, "running")).isEmpty();
         assertThat(Rows.all(db, table).values()).filteredOn(r -> r.state().equals("dead"))
                 .allMatch(r -> r.lastError() != null && r.lastError().contains("cannot parse poison"));
+    }
+
+    /**
+     * WP-28, WP-23, JT-8: the handler's backend goes down for five seconds in the middle of a run
+     * of 200 jobs: with the retries and the backoff {@code Backoff}'s javadoc recommends (eight
+     * retries, exponential from 1 s to 30 s), no job ends dead, every job is done once, in one run.
+     */
+    @Test
+    void aBackendDownForFiveSecondsEndsNoJobDead() throws Exception {
+        JobTable t = open(JobTable.on(db));
+        t.enqueue(Rows.payloads(200));
+        Outage backend = new Outage(50, Duration.ofSeconds(5));
+        List<Long> done = Collections.synchronizedList(new ArrayList<>());
+        WorkerPool<Job, Void> service = WorkerPool.<Job>forEach(job -> {
+            backend.call("job " + job.id());
+            done.add(job.id());
+        }).workers(8).settler(t.settler()).retryable(IOException.class).maxRetries(8)
+                .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30))).build();
+        RunOutcome<Job> outcome;
+        try (Stream<Job> claims = t.claims()) {
+            outcome = service.drain(claims);
+        }
+        assertThat(backend.refused()).as("calls the outage refused").isGreaterThanOrEqualTo(8);
+        assertThat(outcome).isEqualTo(new RunOutcome.Completed<Job>(false));
+        assertThat(done).hasSize(200).doesNotHaveDuplicates();
+        assertThat(Rows.inState(db, table, "done")).hasSize(200);
+        assertThat(Rows.inState(db, table, "dead")).isEmpty();
     }
 
     /** JT-7, JT-8: when the acknowledgements fail, the outcome is Unsettled and names them, their rows stay running, and after the lease the next run gets exactly those. */

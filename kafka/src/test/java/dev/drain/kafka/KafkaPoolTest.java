@@ -2,12 +2,15 @@ package dev.drain.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.pool.Backoff;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
 import dev.drain.pool.WorkerPool;
 import dev.drain.support.Bounds;
+import dev.drain.support.Outage;
 import dev.drain.support.Waits;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -262,6 +265,38 @@ class KafkaPoolTest {
                 .allMatch(v -> Integer.parseInt(v.substring(v.indexOf('-') + 1)) % 100 == 7);
         broker.committed(group, topic).forEach((partition, offset) ->
                 assertThat(offset.offset()).as("%s", partition).isEqualTo(1_000));
+        assertThat(broker.committed(group, topic)).hasSize(3);
+        assertThat(Broker.noSourceThreads()).isTrue();
+    }
+
+    /**
+     * WP-28, WP-23, KC-9: the handler's backend goes down for five seconds in the middle of a run
+     * over 300 records: with the retries and the backoff {@code Backoff}'s javadoc recommends
+     * (eight retries, exponential from 1 s to 30 s), no record is dead-lettered, every record is
+     * handled once and committed, in one run.
+     */
+    @Test
+    void aBackendDownForFiveSecondsDeadLettersNothing(Broker broker) {
+        String topic = broker.freshTopic("outage", 3);
+        String group = Broker.freshGroup("outage");
+        broker.produce(topic, 3, 100);
+        Outage backend = new Outage(50, Duration.ofSeconds(5));
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        RunOutcome<Delivery<String, String>> outcome;
+        try (KafkaSource<String, String> source = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(1)).open()) {
+            WorkerPool<Delivery<String, String>, Void> service = WorkerPool.<Delivery<String, String>>forEach(d -> {
+                backend.call(value(d));
+                handled.add(value(d));
+            }).workers(8).settler(source.settler()).retryable(IOException.class).maxRetries(8)
+                    .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30))).build();
+            outcome = service.drain(source.records());
+            assertThat(source.deadLetters()).as("dead letters").isZero();
+        }
+        assertThat(backend.refused()).as("calls the outage refused").isGreaterThanOrEqualTo(8);
+        assertThat(outcome).isEqualTo(new RunOutcome.Completed<Delivery<String, String>>(false));
+        assertThat(handled).hasSize(300).doesNotHaveDuplicates();
+        broker.committed(group, topic).forEach((partition, offset) ->
+                assertThat(offset.offset()).as("%s", partition).isEqualTo(100));
         assertThat(broker.committed(group, topic)).hasSize(3);
         assertThat(Broker.noSourceThreads()).isTrue();
     }
