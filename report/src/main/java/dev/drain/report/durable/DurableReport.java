@@ -41,7 +41,8 @@ import javax.sql.DataSource;
 /**
  * The durable cases of the contract report: a pool whose settler is a {@link JobTable} on the
  * embedded PostgreSQL ({@link LocalPostgres}), ended by an abort, by a failure that stops its
- * intake, and by {@code kill -9} of the process running it; each time a second run takes over,
+ * intake, by {@code kill -9} of the process running it, and by SIGTERM to a service stopping with a
+ * deadline ({@link DeployCase}); each time a second run takes over,
  * and the case checks, against witnesses outside the adapter ({@link Witnesses}), that what the
  * table acknowledged is exactly what the first run's books settled, and that nothing was lost or
  * acknowledged twice. {@code ./contract-report} runs them after the pool's cases;
@@ -80,7 +81,10 @@ public final class DurableReport {
             new Case("dead-letter", "a job no attempt can do is dead-lettered and its failure stops the intake;"
                     + " every success is acknowledged, nothing is left running", "JT-8, JT-5, WP-22", DurableReport::deadLetter),
             new Case("kill-recover", "the process running the pool is killed (kill -9); after the lease, a new run"
-                    + " finishes the table", "JT-9, JT-3", DurableReport::killRecover));
+                    + " finishes the table", "JT-9, JT-3", DurableReport::killRecover),
+            new Case("deploy", "a service is sent SIGTERM, as a deploy does: it stops with a deadline, acknowledges every"
+                    + " job it did, exits by itself; a new run finishes the table", "JT-10, WP-27, WP-24",
+                    (c, db) -> DeployCase.run(c, db, "durable_deploy", "durable-deploy-")));
 
     /** {@return the names of the durable cases, in the order the report runs them} */
     public static List<String> caseNames() {
@@ -88,7 +92,7 @@ public final class DurableReport {
     }
 
     /** The report's database, and how another process reaches it. */
-    private record Database(DataSource dataSource, String url, String childClassPath) {}
+    record Database(DataSource dataSource, String url, String childClassPath) {}
 
     /** What one case showed: its facts in a few lines and each check with whether it held. */
     private record Result(Case c, List<String> facts, List<Check> checks, long millis) {
@@ -97,10 +101,10 @@ public final class DurableReport {
         }
     }
 
-    private record Check(String what, boolean holds) {}
+    record Check(String what, boolean holds) {}
 
     /** A case's checks and facts, in the order it made them. */
-    private static final class Checks {
+    static final class Checks {
         final List<String> facts = new ArrayList<>();
         final List<Check> checks = new ArrayList<>();
 
@@ -409,7 +413,7 @@ public final class DurableReport {
 
     // ---- what the cases share --------------------------------------------------------------------
 
-    private static List<String> payloads(int n) {
+    static List<String> payloads(int n) {
         return IntStream.rangeClosed(1, n).mapToObj(i -> "p" + i).toList();
     }
 
@@ -447,7 +451,7 @@ public final class DurableReport {
         }
     }
 
-    private static void acknowledgedOnce(Checks c, DataSource ds, String table, int jobs) throws SQLException {
+    static void acknowledgedOnce(Checks c, DataSource ds, String table, int jobs) throws SQLException {
         Map<Long, Integer> acks = Witnesses.acknowledgementsByJob(ds, table);
         c.expect(acks.size() == jobs && acks.values().stream().allMatch(n -> n == 1),
                 "each of the " + jobs + " jobs acknowledged exactly once (the trigger's log)");
@@ -463,7 +467,7 @@ public final class DurableReport {
         }
     }
 
-    private static int attempts(DataSource ds, String table) {
+    static int attempts(DataSource ds, String table) {
         try {
             return Witnesses.attempts(ds, table);
         } catch (SQLException e) {
@@ -520,15 +524,15 @@ public final class DurableReport {
         return text.toString();
     }
 
-    private static String seconds(long nanos) {
+    static String seconds(long nanos) {
         return String.format(java.util.Locale.ROOT, "%.2f s", nanos / 1e9);
     }
 
-    private static String javaCommand() {
+    static String javaCommand() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    private static String tail(Path file) {
+    static String tail(Path file) {
         try {
             String text = Files.readString(file);
             return text.length() <= 400 ? text : "…" + text.substring(text.length() - 400);
@@ -538,7 +542,7 @@ public final class DurableReport {
     }
 
     /** Polls {@code condition} until it holds or {@link #BOUND} has passed; {@return whether it held} */
-    private static boolean eventually(BooleanSupplier condition) {
+    static boolean eventually(BooleanSupplier condition) {
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

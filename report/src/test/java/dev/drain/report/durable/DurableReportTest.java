@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract report's durable cases (specs/contract-report.md, "The durable cases"), run once as
  * {@code ./contract-report} runs them, on the embedded PostgreSQL: JT-8 after an abort and after a
- * failure, JT-9 after a kill -9 of a child JVM, each checked against the witnesses.
+ * failure, JT-9 after a kill -9 of a child JVM, JT-10 after SIGTERM to a child JVM serving the
+ * table with a deadline, each checked against the witnesses.
  */
 class DurableReportTest {
     private static int status;
