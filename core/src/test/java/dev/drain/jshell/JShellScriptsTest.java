@@ -237,7 +237,8 @@ class JShellScriptsTest {
 
     /**
      * jshell/README.md: every numbered script in jshell/ is listed here, so none goes untested; those that import
-     * dev.drain.jobtable or dev.drain.kafka are their modules' ({@code DurableLessonTest}, {@code KafkaLessonTest}).
+     * dev.drain.jobtable or dev.drain.kafka are their modules' ({@code DurableLessonTest}, {@code ExternalIoLessonTest},
+     * {@code KafkaLessonTest}).
      */
     @Test
     void everyScriptIsListed() throws IOException {
