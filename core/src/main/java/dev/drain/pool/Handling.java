@@ -2,6 +2,7 @@ package dev.drain.pool;
 
 import dev.drain.safe.SafeText;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -49,8 +50,8 @@ final class Handling<T, R> {
 
     /** The run is being cancelled: what waits for a retry is dropped, each item's next attempt cancelled. Never waits. */
     void cancelWaiting() {
-        for (InHand waiting : room.drop()) {
-            waiting.cancelled();
+        for (RetryRoom.Waiting<InHand> waiting : room.drop()) {
+            waiting.held().cancelledBeforeRetry(waiting.due());
         }
     }
 
@@ -108,13 +109,13 @@ final class Handling<T, R> {
         return switch (room.park(held, context.attempt() + 1, due)) {
             case PARKED -> true;
             case DROPPED -> {
-                held.cancelled();
+                held.cancelledBeforeRetry(due);
                 yield false;
             }
             case FULL -> {
                 waitUntil(due); // the room holds one item per worker: this one waits on its worker
                 if (lifecycle.isCancelling()) {
-                    held.cancelled();
+                    held.cancelledBeforeRetry(due);
                 }
                 yield false;
             }
@@ -160,7 +161,13 @@ final class Handling<T, R> {
 
         void cancelled() {
             decide();
-            ledger.cancelled(item);
+            ledger.cancelled(item, null);
+        }
+
+        /** Cancelled while it waited for a retry due at {@code due} ({@link System#nanoTime()}): its store learns when. */
+        void cancelledBeforeRetry(long due) {
+            decide();
+            ledger.cancelled(item, Instant.now().plusNanos(due - System.nanoTime()));
         }
 
         /** Records the failure and stops the intake, then waits for the store's room. */

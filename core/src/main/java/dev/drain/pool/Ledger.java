@@ -2,6 +2,7 @@ package dev.drain.pool;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.drain.safe.SafeText;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -159,12 +160,16 @@ final class Ledger<T> {
         settling.offer(new Settlement.Failed<>(failure));
     }
 
-    /** A worker's item was cancelled: the run is being cancelled. */
-    void cancelled(T item) {
+    /**
+     * A worker's item was cancelled: the run is being cancelled.
+     *
+     * @param retryAt when its delayed retry was due, if it was waiting for one (WP-28)
+     */
+    void cancelled(T item, @Nullable Instant retryAt) {
         synchronized (this) {
             inFlight--;
             cancelled.add(item);
-            settling.offer(new Settlement.Released<>(item, Settlement.Why.CANCELLED));
+            settling.offer(new Settlement.Released<>(item, Settlement.Why.CANCELLED, retryAt));
         }
         reporter.recordNow(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + SafeText.of(item));
     }

@@ -134,15 +134,12 @@ final class RetryRoom<T> {
         }
     }
 
-    /** The run is being cancelled: {@return what waited} Nothing is parked from now on. Never waits. */
-    List<T> drop() {
+    /** The run is being cancelled: {@return what waited, with when it was due} Nothing is parked from now on. Never waits. */
+    List<Waiting<T>> drop() {
         lock.lock();
         try {
             dropped = true;
-            List<T> items = new ArrayList<>();
-            for (Waiting<T> w : waiting) {
-                items.add(w.held());
-            }
+            List<Waiting<T>> items = new ArrayList<>(waiting);
             waiting.clear();
             size = 0;
             parkedOrDropped.signalAll();

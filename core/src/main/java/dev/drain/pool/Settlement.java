@@ -1,5 +1,8 @@
 package dev.drain.pool;
 
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The fate the run's books recorded for one item, as a {@link Settler} hands it to a durable
  * store (WP-22). Every item the run pulls from its source comes to exactly one settlement, and it
@@ -46,9 +49,23 @@ public sealed interface Settlement<T> {
      *
      * @param item the item
      * @param why whether it was dropped before any worker took it, or its attempt was cancelled
+     * @param retryAt for an item the run gave up while it waited for a delayed retry (WP-28): when
+     *     that retry was due, on the wall clock (it may have passed); {@code null} for any other. A
+     *     store that can schedule may keep the item until then, so that the backoff outlives the
+     *     run; the job table and the Kafka source redeliver it at once
      * @param <T> the item type
      */
-    record Released<T>(T item, Why why) implements Settlement<T> {}
+    record Released<T>(T item, Why why, @Nullable Instant retryAt) implements Settlement<T> {
+        /**
+         * An item given up with no retry waiting.
+         *
+         * @param item the item
+         * @param why whether it was dropped before any worker took it, or its attempt was cancelled
+         */
+        public Released(T item, Why why) {
+            this(item, why, null);
+        }
+    }
 
     /** Why an item was released: the two fates of the books that leave an item unfinished. */
     enum Why {

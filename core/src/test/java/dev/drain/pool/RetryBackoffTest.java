@@ -13,12 +13,14 @@ import dev.drain.support.ThreadKind;
 import dev.drain.support.Waits;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -119,9 +121,10 @@ class RetryBackoffTest {
     }
 
     /**
-     * WP-28, WP-12: an abort cancels the retries that wait: item 0 parked for longer than any wait
-     * of the test; the run ends {@code Aborted}, item 0 among its cancelled items, released to the
-     * settler once, and never attempted again.
+     * WP-28, WP-12, WP-22: an abort cancels the retries that wait: item 0 parked for longer than any
+     * wait of the test; the run ends {@code Aborted}, item 0 among its cancelled items, released to
+     * the settler once with when its retry was due (for a store that can keep it until then), and
+     * never attempted again.
      */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
@@ -132,11 +135,14 @@ class RetryBackoffTest {
             return Workloads.result(item);
         }).intake(intake).workers(2).queueSize(2).retryable(IOException.class).maxRetries(1)
                 .retryBackoff(Backoff.fixed(Bounds.WAIT.multipliedBy(3))).settler(settler).build();
+        Instant started = Instant.now();
+        AtomicReference<Instant> aborted = new AtomicReference<>(Instant.MAX);
         Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
             try (Results<Integer, String> results = pool.run(Workloads.CountingSource.of(3))) {
                 results.next();
                 Waits.until("item 0 failed once", () -> starts.contains("0/1"));
                 Waits.until("items 1 and 2 done", () -> results.stats().succeeded() == 2);
+                aborted.set(Instant.now());
                 pool.abort();
                 try {
                     Workloads.drain(results);
@@ -150,8 +156,14 @@ class RetryBackoffTest {
         assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
         assertThat(outcome.cancelled()).containsExactly(0);
         assertThat(starts).doesNotContain("0/2");
+        Duration wait = Bounds.WAIT.multipliedBy(3);
+        Duration rounding = Duration.ofMillis(50); // two clocks read one after the other
         assertThat(settler.offered()).filteredOn(s -> s.item() == 0).singleElement()
-                .isEqualTo(new Settlement.Released<>(0, Settlement.Why.CANCELLED));
+                .isInstanceOfSatisfying(Settlement.Released.class, released -> {
+                    assertThat(released.why()).isEqualTo(Settlement.Why.CANCELLED);
+                    assertThat(released.retryAt()).as("when its retry was due").isNotNull()
+                            .isBetween(started.plus(wait).minus(rounding), aborted.get().plus(wait).plus(rounding));
+                });
         assertNoThreadsLeft(pool);
     }
 
