@@ -272,7 +272,8 @@ class WorkerPoolProperties {
     @Test
     void everyFateIsSettledOnce(Evidence evidence) {
         evidence.property("Every pulled item is settled exactly once, with the fate its books recorded (succeeded "
-                + "acknowledged, failures dead-lettered, discarded and cancelled items released), whichever way the run "
+                + "acknowledged, failures dead-lettered, discarded and cancelled items released, a retry's due time only on an "
+                + "item given up while it waited), whichever way the run "
                 + "ends; only a store that throws leaves settlements unsettled, exactly those it was given in the calls "
                 + "that threw and, after a fatal error, every later one, without another call.", "WP-22");
         forAllWorkloads(evidence, (w, o) -> {
@@ -295,6 +296,9 @@ class WorkerPoolProperties {
                     .containsExactlyInAnyOrderElementsOf(end.discarded());
             assertThat(released(every, Settlement.Why.CANCELLED)).as("released as cancelled")
                     .containsExactlyInAnyOrderElementsOf(end.cancelled());
+            assertThat(every).as("released with a retry's due time: only cancelled items, only with a backoff (WP-28)")
+                    .filteredOn(s -> s instanceof Settlement.Released<Integer> r && r.retryAt() != null)
+                    .allMatch(s -> ((Settlement.Released<Integer>) s).why() == Settlement.Why.CANCELLED && w.parksRetries());
             int failingCall = w.faultAt() % 3 + 1;
             boolean storeFailed = w.fault().where == Where.SETTLER && o.settlerCalls() >= failingCall;
             if (!storeFailed) {
