@@ -1,6 +1,7 @@
 package dev.drain.pool;
 
 import dev.drain.pool.Workloads.CountingSource;
+import dev.drain.support.Stubborn;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +44,7 @@ final class ServiceMain {
             };
             WorkerPool.Builder<Integer, Void> service = WorkerPool.<Integer>forEach(item -> {
                 if (item == stubborn) {
-                    ignoreEveryInterrupt();
+                    Stubborn.ignoreEveryInterrupt();
                 }
                 Thread.sleep(5);
                 write(out, "done " + item);
@@ -61,18 +62,6 @@ final class ServiceMain {
             out.write(line);
             out.newLine();
             out.flush();
-        }
-    }
-
-    /** A handler that ignores every interrupt, for as long as its JVM lives. */
-    @SuppressWarnings("InfiniteLoopStatement")
-    private static void ignoreEveryInterrupt() {
-        while (true) {
-            try {
-                Thread.sleep(Duration.ofMinutes(1));
-            } catch (InterruptedException e) {
-                // ignored, on purpose
-            }
         }
     }
 }

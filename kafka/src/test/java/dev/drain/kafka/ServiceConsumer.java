@@ -5,11 +5,9 @@ import dev.drain.pool.ItemContext;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.StopOnShutdown;
 import dev.drain.pool.WorkerPool;
+import dev.drain.support.Stubborn;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -99,7 +97,7 @@ public final class ServiceConsumer {
                 KafkaSource<String, String> source = builder.open()) {
             WorkerPool<Delivery<String, String>, Void> pool = WorkerPool.<Delivery<String, String>>forEach(d -> {
                 if (d.partition() == stubbornPartition && d.offset() == stubbornOffset) {
-                    ignoreEveryInterrupt();
+                    Stubborn.ignoreEveryInterrupt();
                 }
                 if (malformed(d.offset())) {
                     throw new IllegalArgumentException("record " + d.partition() + "-" + d.offset() + " is malformed");
@@ -108,32 +106,11 @@ public final class ServiceConsumer {
                     throw new IOException("the backend did not answer record " + d.partition() + "-" + d.offset());
                 }
                 Thread.sleep(3); // the record's work, then its effect, durable before the handler returns
-                witness(out, d.partition() + " " + d.offset() + " " + who + "\n");
+                WitnessedConsumer.witness(out, d.partition() + " " + d.offset() + " " + who + "\n");
             }).name(who).workers(workers).queueSize(workers).settler(source.settler())
                     .retryable(IOException.class).maxRetries(3)
                     .retryBackoff(Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(200))).build();
             return runner.run(pool, source.records());
-        }
-    }
-
-    private static synchronized void witness(FileChannel out, String line) {
-        try {
-            out.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8)));
-            out.force(false);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** A handler that ignores every interrupt, for as long as its JVM lives. */
-    @SuppressWarnings("InfiniteLoopStatement")
-    private static void ignoreEveryInterrupt() {
-        while (true) {
-            try {
-                Thread.sleep(Duration.ofMinutes(1));
-            } catch (InterruptedException e) {
-                // ignored, on purpose
-            }
         }
     }
 }

@@ -135,7 +135,8 @@ public final class WitnessedConsumer {
                 + cause;
     }
 
-    private static synchronized void witness(FileChannel out, String line) {
+    /** Appends {@code line} to {@code out} and forces it to disk before it returns: a handler's witness. */
+    static synchronized void witness(FileChannel out, String line) {
         try {
             out.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8)));
             out.force(false);

@@ -4,13 +4,7 @@ import dev.drain.jobtable.Job;
 import dev.drain.jobtable.JobTable;
 import dev.drain.pool.Results;
 import dev.drain.pool.WorkerPool;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -67,22 +61,10 @@ public final class WitnessedRun {
      * @throws Exception if the database or the run fails
      */
     public static long drain(DataSource db, String table, Duration lease, int workers, String who) throws Exception {
-        BlockingQueue<Connection> witnesses = new ArrayBlockingQueue<>(workers);
-        List<Connection> opened = new ArrayList<>();
-        try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open()) {
-            for (int i = 0; i < workers; i++) {
-                Connection c = db.getConnection();
-                opened.add(c);
-                c.setAutoCommit(true);
-                witnesses.add(c);
-            }
+        try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open();
+                WitnessConnections witnesses = new WitnessConnections(db, table, who, workers)) {
             WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
-                Connection c = witnesses.take();
-                try {
-                    Witnesses.attempted(c, table, job, who);
-                } finally {
-                    witnesses.put(c);
-                }
+                witnesses.attempted(job);
                 Thread.sleep(2); // the job's own work, after its effect is durable
                 return job.id();
             }).name(who + "-pool").workers(workers).queueSize(workers).settler(t.settler()).settleBatch(8).build();
@@ -90,18 +72,6 @@ public final class WitnessedRun {
                 results.forEachRemaining(id -> {});
                 return results.stats().succeeded();
             }
-        } finally {
-            for (Connection c : opened) {
-                closeQuietly(c);
-            }
-        }
-    }
-
-    private static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException e) {
-            // the run is over; the database drops the session anyway
         }
     }
 }

@@ -8,15 +8,11 @@ import dev.drain.pool.ItemContext;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.StopOnShutdown;
 import dev.drain.pool.WorkerPool;
+import dev.drain.support.Stubborn;
 import java.io.IOException;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -107,20 +103,13 @@ public final class WitnessedService {
      */
     private static void serve(DataSource db, String table, Duration lease, int workers, String who, long stubborn,
             BooleanSupplier over, Runner runner) throws Exception {
-        BlockingQueue<Connection> witnesses = new ArrayBlockingQueue<>(workers);
-        List<Connection> opened = new ArrayList<>();
-        try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open()) {
-            for (int i = 0; i < workers; i++) {
-                Connection c = db.getConnection();
-                opened.add(c);
-                c.setAutoCommit(true);
-                witnesses.add(c);
-            }
+        try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open();
+                WitnessConnections witnesses = new WitnessConnections(db, table, who, workers)) {
             AtomicLong attempts = new AtomicLong();
             WorkerPool.Builder<Job, Void> service = WorkerPool.<Job>forEach(job -> {
                 attempts.incrementAndGet();
                 if (job.id() == stubborn) {
-                    ignoreEveryInterrupt();
+                    Stubborn.ignoreEveryInterrupt();
                 }
                 if (malformed(job.id())) {
                     throw new IllegalArgumentException("job " + job.id() + " is malformed");
@@ -129,12 +118,7 @@ public final class WitnessedService {
                     throw new IOException("the backend did not answer job " + job.id());
                 }
                 Thread.sleep(3); // the job's work, then its effect, durable before the handler returns
-                Connection c = witnesses.take();
-                try {
-                    Witnesses.attempted(c, table, job, who);
-                } finally {
-                    witnesses.put(c);
-                }
+                witnesses.attempted(job);
             }).name(who + "-pool").workers(workers).queueSize(workers).settler(t.settler()).settleBatch(8)
                     .retryable(IOException.class).maxRetries(3)
                     .retryBackoff(Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(200)));
@@ -145,31 +129,11 @@ public final class WitnessedService {
                     Thread.sleep(50); // nothing was claimable: look again soon
                 }
             }
-        } finally {
-            for (Connection c : opened) {
-                try {
-                    c.close();
-                } catch (SQLException e) {
-                    // the run is over; the database drops the session anyway
-                }
-            }
         }
     }
 
     /** Runs one pool over one stream of claims to its end. */
     private interface Runner {
         void run(WorkerPool<Job, Void> pool, Stream<Job> claims);
-    }
-
-    /** A handler that ignores every interrupt, for as long as its JVM lives. */
-    @SuppressWarnings("InfiniteLoopStatement")
-    private static void ignoreEveryInterrupt() {
-        while (true) {
-            try {
-                Thread.sleep(Duration.ofMinutes(1));
-            } catch (InterruptedException e) {
-                // ignored, on purpose
-            }
-        }
     }
 }
