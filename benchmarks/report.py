@@ -824,7 +824,9 @@ def glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafk
     if kafka_meta:
         runs_text.append(f"Kafka, `{kafka_meta['command']}` at {kafka_meta['commit']} ({kafka_meta['started'][:10]})")
     for t in extra:
-        runs_text.append(f"{t['where'].split(']')[0].lstrip('[')}, {t['run']}")
+        text = f"{t['where'].split(']')[0].lstrip('[')}, {t['run']}"
+        if text not in runs_text:  # a file of several targets names its run once
+            runs_text.append(text)
     return ("## Every target at a glance\n\n"
             "A time ratio is drain's time over the other side's (below 1 is faster); a rate ratio (jobs/s, records/s) "
             "is drain's rate over the other's (above 1 is faster). A group of configurations shows the range of "
@@ -909,6 +911,15 @@ def _module(name, path):
     return module
 
 
+def _targets(paths):
+    """The targets of the --target-file files: each holds one target (an object) or several (a list of them)."""
+    out = []
+    for path in paths:
+        loaded = _load_json(path)
+        out.extend(loaded if isinstance(loaded, list) else [loaded])
+    return out
+
+
 def main(argv):
     global durable_report, kafka_report
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -925,7 +936,8 @@ def main(argv):
     parser.add_argument("--kafka-meta", help="the meta JSON of the Kafka run")
     parser.add_argument("--archives", help="the results folder whose other reports the last section lists")
     parser.add_argument("--target-file", action="append", default=[],
-                        help="a target a run of its own judged (kafka-cap-target.json, peers-load-target.json)")
+                        help="the target(s) a run of its own judged (kafka-cap-target.json, peers-load-target.json, "
+                             "service-target.json: an object, or a list of them)")
     parser.add_argument("results", nargs="*", help="JMH JSON result files of the queue and pool groups")
     args = parser.parse_args(argv)
     results = load(args.results)
@@ -951,7 +963,7 @@ def main(argv):
         "What drain's queue, pool and durable adapters cost beside what a Java user would pick instead, and "
         "whether each meets its target.",
         glance_section(results, meta, peers, peers_meta, durable, durable_meta, kafka_runs, kafka_meta,
-                       [_load_json(path) for path in args.target_file]),
+                       _targets(args.target_file)),
         "## How to read the figures\n\n"
         "drain's `ShutdownQueue` and `WorkerPool` measured side by side with what a Java user would pick instead: "
         "the JDK's queues, jox's `Channel`, a bare `StructuredTaskScope` fork, `Gatherers.mapConcurrent`, the "

@@ -1,0 +1,80 @@
+package dev.drain.bench;
+
+import dev.drain.jobtable.Job;
+import dev.drain.jobtable.JobTable;
+import dev.drain.pool.RunOutcome;
+import dev.drain.pool.StopOnShutdown;
+import dev.drain.pool.WorkerPool;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Issue 40's service in a JVM of its own, as {@code examples/service}'s {@code Main} is written:
+ * {@link StopOnShutdown} with a deadline, and run after run of {@link ServiceWork#service} over
+ * the table's claims until the JVM is told to shut down. {@link ServiceBench} starts it, sends it
+ * SIGTERM and measures the time to its exit.
+ *
+ * <p>Arguments: the JDBC URL (user and password in it), the job table, the deadline and the grace
+ * in milliseconds, the table's lease in milliseconds, and {@code stubbornAt} (0, or which attempt,
+ * counted from 1 as they start, ignores every interrupt forever). Prints {@code handling} once a
+ * job is done, {@code stubborn} once the stubborn attempt has begun, and, if it gets to the end of
+ * its {@code main}, one line {@code stopped {...}} with the last run's outcome and how long after
+ * the shutdown began the run ended and the main method returned.
+ */
+public final class ServiceChild {
+    private ServiceChild() {}
+
+    public static void main(String[] args) throws Exception {
+        String url = args[0];
+        String tableName = args[1];
+        Duration deadline = Duration.ofMillis(Long.parseLong(args[2]));
+        Duration grace = Duration.ofMillis(Long.parseLong(args[3]));
+        Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
+        long stubbornAt = Long.parseLong(args[5]);
+        PGSimpleDataSource db = new PGSimpleDataSource();
+        db.setURL(url);
+        // when the JVM began to shut down, as this JVM's own clock sees it (another hook, so not exact to the millisecond)
+        AtomicLong shutdownAt = new AtomicLong();
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> shutdownAt.set(System.nanoTime())));
+        RunOutcome<Job> last = null;
+        int runs = 0;
+        long runEndedAt = 0;
+        try (StopOnShutdown shutdown = StopOnShutdown.install(deadline, grace);
+             JobTable table = JobTable.on(db).table(tableName).lease(lease).open();
+             ServiceWork.Handler handler = new ServiceWork.Handler(db, tableName, "child", stubbornAt,
+                     () -> say("stubborn"), () -> say("handling"))) {
+            WorkerPool.Builder<Job, Void> service = ServiceWork.service(handler, table, null);
+            while (!shutdown.received()) {
+                last = shutdown.drain(service.build(), table.claims());
+                runs++;
+                runEndedAt = System.nanoTime();
+                if (!shutdown.received()) {
+                    Thread.sleep(50); // a run ended with nothing claimable: look again soon
+                }
+            }
+            long stale = table.staleWrites();
+            long returning = System.nanoTime();
+            say("stopped {\"runs\": " + runs + ", \"outcome\": \"" + (last == null ? "none" : describe(last))
+                    + "\", \"run_ended_ms_after_shutdown\": " + (runEndedAt - shutdownAt.get()) / 1_000_000
+                    + ", \"main_ms_after_shutdown\": " + (returning - shutdownAt.get()) / 1_000_000
+                    + ", \"stale_writes\": " + stale + "}");
+        }
+    }
+
+    /** {@return the outcome's kind, and for an abort whether the deadline caused it and what it left} */
+    private static String describe(RunOutcome<Job> outcome) {
+        return switch (outcome) {
+            case RunOutcome.Completed<Job> c -> "Completed(stopRequested=" + c.stopRequested() + ", failures="
+                    + c.failures().size() + ")";
+            case RunOutcome.Aborted<Job> a -> "Aborted(deadlinePassed=" + a.deadlinePassed() + ", discarded="
+                    + a.discarded().size() + ", cancelled=" + a.cancelled().size() + ")";
+            default -> outcome.getClass().getSimpleName();
+        };
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}
