@@ -20,6 +20,7 @@ import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Issue 40's targets, a plain driver ({@code benchmarks/run service}; not JMH: each measured run
@@ -36,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  *       {@code onFailure(CONTINUE)}, the pool otherwise the same, in the order STOP, CONTINUE,
  *       CONTINUE, STOP (or its mirror) per round: on the job table ({@code jobs} plain jobs of 1 to
  *       3 ms), and on the pool alone ({@code items} items, a 1 ms sleep, and about 40 µs of busy
- *       work, whose runs are short enough to repeat the sequence three times a round; the pool
+ *       work ({@link Blackhole#consumeCPU}), whose runs are short enough to repeat the sequence three times a round; the pool
  *       alone's lines also give the JVM's CPU time).</li>
  *   <li>{@code sigterm}: {@link ServiceSigterm}.</li>
  * </ol>
@@ -50,9 +51,8 @@ import org.jspecify.annotations.Nullable;
 public final class ServiceBench {
     private ServiceBench() {}
 
-    /** Busy work's sink, so that the JIT keeps the work. */
-    @SuppressWarnings("unused")
-    private static volatile long sink;
+    /** The busy handler's work: {@code Blackhole.consumeCPU(8,000)}, about 40 µs on the 2-core machine of the first runs. */
+    static final long BUSY_TOKENS = 8_000;
 
     private static int tables;
 
@@ -176,7 +176,7 @@ public final class ServiceBench {
             if (handler.equals("sleep1ms")) {
                 Thread.sleep(1);
             } else {
-                busy(i);
+                busy();
             }
         }).workers(ServiceWork.WORKERS).onFailure(rule).name("keep-going").build();
         long start = System.nanoTime();
@@ -188,13 +188,9 @@ public final class ServiceBench {
         return seconds;
     }
 
-    /** About 40 µs of arithmetic (a chain the JIT cannot shorten), kept by the sink. */
-    private static void busy(int seed) {
-        long x = seed;
-        for (int i = 0; i < 40_000; i++) {
-            x = x * 6364136223846793005L + 1442695040888963407L;
-        }
-        sink = x;
+    /** About 40 µs of work here: JMH's {@link Blackhole#consumeCPU} (a loop of arithmetic the JIT leaves alone). */
+    private static void busy() {
+        Blackhole.consumeCPU(BUSY_TOKENS);
     }
 
     /** {@return the CPU time this JVM has used so far, all its threads (the JIT's and the collector's too)} */
