@@ -24,7 +24,7 @@ import sys
 SCENARIO_LIMIT = 1.1
 KEEP_GOING_LIMIT = 1.05
 WHERE = {"jobtable": "job table, plain jobs of 1–3 ms", "pool-sleep1ms": "pool alone, 1 ms sleep",
-         "pool-busy": "pool alone, ~40 µs busy work (`Blackhole.consumeCPU(8000)`)"}
+         "pool-busy": "pool alone, ~20 µs busy work (`Blackhole.consumeCPU(8000)`)"}
 
 
 def verdict(ratios, limit):
@@ -118,9 +118,10 @@ def main(argv):
                 "`onFailure(CONTINUE)` against `onFailure(STOP)`, the pool otherwise the same (`forEach`, 16 workers; on "
                 "the job table also the settler, the retries and the backoff of section 1, which never fire). Each round "
                 "runs STOP, CONTINUE, CONTINUE, STOP (or its mirror, every other round); a round's ratio is the two "
-                "CONTINUE runs' time over the two STOP runs' (the busy work's runs are short: three such sequences a "
-                "round, summed). The CPU ratio (the driver JVM's CPU time, the pool alone only: the job table's "
-                "database is another process) is for context; the verdict is the wall time's.", "",
+                "CONTINUE runs' time over the two STOP runs' (the job table's and the busy work's runs are short "
+                "beside the load's swings: three such sequences a round, summed). The CPU ratio (the driver JVM's CPU "
+                "time; on the job table the database's, another process, is not in it) is for context; the verdict "
+                "is the wall time's.", "",
                 "| where | n | round | STOP: s | CONTINUE: s | ratio | CPU ratio |", "|---|--:|--:|--:|--:|--:|--:|"]
         kg_targets = []
         for where in [w for w in WHERE if any(r["where"] == w for r in kg)]:
@@ -163,23 +164,24 @@ def main(argv):
                 "child left it (`after exit`), and after the driver finished it with the same service (`final`): "
                 "`lost` is a job neither done nor dead, done with no witnessed success, or well-formed and dead; "
                 "`twice` a job with two witnessed successes; `again` a job the child was witnessed doing that the "
-                "driver did again; `not acked` a job the child was witnessed doing whose row is not `done`.", "",
+                "driver did again; `not acked` a job the child was witnessed doing whose row is not `done`; `stale writes` the child's "
+                "settlements that matched no row (`JobTable.staleWrites()`, JT-5: an acknowledgement fenced out).", "",
                 "| round | variant | signal after | SIGTERM → exit | limit | exit status | child's last run | run ended | "
-                "after exit: done / dead / ready / running | not acked | final: lost / twice / again |",
-                "|--:|---|--:|--:|--:|--:|---|--:|---|--:|---|"]
+                "stale writes | after exit: done / dead / ready / running | not acked | final: lost / twice / again |",
+                "|--:|---|--:|--:|--:|--:|---|--:|--:|---|--:|---|"]
         graceful_ok, exits = True, {"graceful": [], "stubborn": []}
         for r in sorted(sg, key=lambda r: (r["round"], r["variant"])):
             limit = d + 1 if r["variant"] == "graceful" else d + g + 1
             exits[r["variant"]].append(r["exit_s"])
             a, f, ch = r["after_exit"], r["final"], r["child"] or {}
             if r["variant"] == "graceful" and (a["running"] or a["witnessed_not_done"] or f["lost"] or f["twice"]
-                                               or f["again_after_child"] or r["killed"]):
+                                               or f["again_after_child"] or r["killed"] or ch.get("stale_writes", 1)):
                 graceful_ok = False
             what = f"stubborn at {r['stubborn_at']}, " if r["variant"] == "stubborn" else ""
             out.append(f"| {r['round']} | {r['variant']} | {what}{r['delay_s']:.2f} s | **{r['exit_s']:.2f} s** | "
                        f"≤ {limit:g} s | {r['exit_code']}{' (killed)' if r['killed'] else ''} | "
                        f"{ch.get('outcome', 'none: the JVM halted first')} | "
-                       f"{str(ch['run_ended_ms_after_shutdown']) + ' ms' if ch else '–'} | "
+                       f"{str(ch['run_ended_ms_after_shutdown']) + ' ms' if ch else '–'} | {ch.get('stale_writes', '–')} | "
                        f"{a['done']:,} / {a['dead']} / {a['ready']:,} / {a['running']} | {a['witnessed_not_done']} | "
                        f"{f['lost']} / {f['twice']} / {f['again_after_child']} |")
         vg = "met" if exits["graceful"] and max(exits["graceful"]) <= d + 1 else "missed"

@@ -36,9 +36,9 @@ import org.openjdk.jmh.infra.Blackhole;
  *   <li>{@code keep-going}: a backlog without failures under {@code onFailure(STOP)} and under
  *       {@code onFailure(CONTINUE)}, the pool otherwise the same, in the order STOP, CONTINUE,
  *       CONTINUE, STOP (or its mirror) per round: on the job table ({@code jobs} plain jobs of 1 to
- *       3 ms), and on the pool alone ({@code items} items, a 1 ms sleep, and about 40 µs of busy
- *       work ({@link Blackhole#consumeCPU}), whose runs are short enough to repeat the sequence three times a round; the pool
- *       alone's lines also give the JVM's CPU time).</li>
+ *       3 ms; the sequence three times a round), and on the pool alone ({@code items} items: a 1 ms
+ *       sleep, once a round; about 20 µs of busy work, {@link Blackhole#consumeCPU}, three times a
+ *       round). The lines give the driver JVM's CPU time too (the database's is not in it).</li>
  *   <li>{@code sigterm}: {@link ServiceSigterm}.</li>
  * </ol>
  * Each measured run prints one JSON line to the output file (figures, the checks of
@@ -51,7 +51,10 @@ import org.openjdk.jmh.infra.Blackhole;
 public final class ServiceBench {
     private ServiceBench() {}
 
-    /** The busy handler's work: {@code Blackhole.consumeCPU(8,000)}, about 40 µs on the 2-core machine of the first runs. */
+    /**
+     * The busy handler's work, {@code Blackhole.consumeCPU(8,000)}: about 20 µs of CPU an item, the
+     * pool's own included, on the 2-core machine of the first runs.
+     */
     static final long BUSY_TOKENS = 8_000;
 
     private static int tables;
@@ -75,28 +78,34 @@ public final class ServiceBench {
             ServiceSigterm sigterm = new ServiceSigterm(postgres, jobs, new SplittableRandom(4040));
             for (int round = 1; round <= rounds; round++) {
                 boolean odd = round % 2 == 1;
-                for (ServiceWork.Mix mix : !parts.contains("scenario") ? List.<ServiceWork.Mix>of() : odd ? List.of(ServiceWork.Mix.SCENARIO, ServiceWork.Mix.CLEAN)
-                        : List.of(ServiceWork.Mix.CLEAN, ServiceWork.Mix.SCENARIO)) {
+                List<ServiceWork.Mix> mixes = odd ? List.of(ServiceWork.Mix.SCENARIO, ServiceWork.Mix.CLEAN)
+                        : List.of(ServiceWork.Mix.CLEAN, ServiceWork.Mix.SCENARIO);
+                for (ServiceWork.Mix mix : parts.contains("scenario") ? mixes : List.<ServiceWork.Mix>of()) {
                     String load = load();
                     Timed t = timedTable(db, jobs, mix, null);
-                    emit(lines, "{\"part\": \"scenario\", \"round\": " + round + ", \"variant\": \"" + name(mix) + "\", \"jobs\": "
-                            + jobs + ", \"seconds\": " + t.seconds() + ", \"runs\": " + t.runs() + ", \"outcomes\": \""
-                            + t.outcomes() + "\", \"load1\": " + load + ", \"check\": " + ServiceWork.json(t.check()) + "}");
+                    emit(lines, "{\"part\": \"scenario\", \"round\": " + round + ", \"variant\": \"" + name(mix)
+                            + "\", \"jobs\": " + jobs + ", \"seconds\": " + t.seconds() + ", \"runs\": " + t.runs()
+                            + ", \"outcomes\": \"" + t.outcomes() + "\", \"load1\": " + load + ", \"check\": "
+                            + ServiceWork.json(t.check()) + "}");
                 }
                 List<WorkerPool.OnFailure> order = !parts.contains("keep-going") ? List.<WorkerPool.OnFailure>of() : odd
                         ? List.of(WorkerPool.OnFailure.STOP, WorkerPool.OnFailure.CONTINUE, WorkerPool.OnFailure.CONTINUE,
                                 WorkerPool.OnFailure.STOP)
                         : List.of(WorkerPool.OnFailure.CONTINUE, WorkerPool.OnFailure.STOP, WorkerPool.OnFailure.STOP,
                                 WorkerPool.OnFailure.CONTINUE);
-                for (WorkerPool.OnFailure rule : order) {
-                    String load = load();
-                    Timed t = timedTable(db, jobs, ServiceWork.Mix.PLAIN, rule);
-                    emit(lines, "{\"part\": \"keep-going\", \"round\": " + round + ", \"where\": \"jobtable\", \"variant\": \""
-                            + rule + "\", \"n\": " + jobs + ", \"seconds\": " + t.seconds() + ", \"runs\": " + t.runs()
-                            + ", \"load1\": " + load + ", \"check\": " + ServiceWork.json(t.check()) + "}");
+                // a job table run is a few seconds that the machine's load moves by a fifth: three sequences a round
+                for (int rep = 0; rep < 3; rep++) {
+                    for (WorkerPool.OnFailure rule : order) {
+                        String load = load();
+                        Timed t = timedTable(db, jobs, ServiceWork.Mix.PLAIN, rule);
+                        emit(lines, "{\"part\": \"keep-going\", \"round\": " + round + ", \"where\": \"jobtable\","
+                                + " \"variant\": \"" + rule + "\", \"n\": " + jobs + ", \"seconds\": " + t.seconds()
+                                + ", \"cpu_s\": " + t.cpuSeconds() + ", \"runs\": " + t.runs() + ", \"load1\": " + load
+                                + ", \"check\": " + ServiceWork.json(t.check()) + "}");
+                    }
                 }
                 for (String handler : List.of("sleep1ms", "busy")) {
-                    // the busy runs are short (about 2 s at 100,000 items): three times the sequence per round
+                    // the busy runs are short (about 1 s at 100,000 items): three times the sequence per round
                     for (int rep = 0; rep < (handler.equals("busy") ? 3 : 1); rep++) {
                         for (WorkerPool.OnFailure rule : order) {
                             String load = load();
@@ -120,7 +129,7 @@ public final class ServiceBench {
     }
 
     /** What a timed run over a table gave. */
-    record Timed(double seconds, int runs, String outcomes, Map<String, Long> check) {}
+    record Timed(double seconds, double cpuSeconds, int runs, String outcomes, Map<String, Long> check) {}
 
     /**
      * Fills a fresh table with a backlog of {@code mix}, then times the service over it (under
@@ -137,12 +146,14 @@ public final class ServiceBench {
             ServiceWork.createWitness(db, name);
             WorkerPool.Builder<Job, Void> service = ServiceWork.service(handler, table, rule);
             List<String> outcomes = new ArrayList<>();
+            long cpu = processCpuNanos();
             long start = System.nanoTime();
             int runs = drainUntilSettled(table, service, outcomes, 120_000);
             double seconds = (System.nanoTime() - start) / 1e9;
+            double cpuSeconds = (processCpuNanos() - cpu) / 1e9;
             Map<String, Long> check = ServiceWork.check(db, name);
             ServiceWork.drop(db, name);
-            return new Timed(seconds, runs, String.join(" ", outcomes), check);
+            return new Timed(seconds, cpuSeconds, runs, String.join(" ", outcomes), check);
         }
     }
 
@@ -188,13 +199,13 @@ public final class ServiceBench {
         return seconds;
     }
 
-    /** About 40 µs of work here: JMH's {@link Blackhole#consumeCPU} (a loop of arithmetic the JIT leaves alone). */
+    /** About 20 µs of work here: JMH's {@link Blackhole#consumeCPU} (a loop of arithmetic the JIT leaves alone). */
     private static void busy() {
         Blackhole.consumeCPU(BUSY_TOKENS);
     }
 
     /** {@return the CPU time this JVM has used so far, all its threads (the JIT's and the collector's too)} */
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 

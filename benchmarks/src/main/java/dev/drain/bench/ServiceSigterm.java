@@ -101,8 +101,8 @@ final class ServiceSigterm {
         String stopped = lines(log).stream().filter(l -> l.startsWith("stopped ")).map(l -> l.substring("stopped ".length()))
                 .findFirst().orElse("null");
         if (stopped.equals("null") && !stubborn) { // a stubborn attempt holds main to the halt, as expected
-            System.err.println("ServiceSigterm: " + name + ": the child's main did not end (the JVM halted first); its last lines:\n"
-                    + tail(log));
+            System.err.println("ServiceSigterm: " + name + ": the child's main did not end (the JVM halted first);"
+                    + " its last lines:\n" + tail(log));
         }
         Files.delete(log);
         Map<String, Long> afterExit = ServiceWork.check(db, name);
