@@ -875,6 +875,10 @@ ARCHIVES = [
     ("full-79b39ce.md", "the full run before the pool was rebuilt around a structured run"),
     ("durable.md", "the job table and the settlement hook, every configuration (`benchmarks/run durable`)"),
     ("kafka.md", "Kafka, every configuration, with the time between handler calls (`benchmarks/run kafka`)"),
+    ("service.md", "issue 40's service: the scenario, the keep-going cost and SIGTERM, round by round "
+     "(`benchmarks/run service`)"),
+    ("service-5rounds-8b0ab16.md", "the same, 5 rounds at 8b0ab16 (before the restart loop was added), the keep-going "
+     "cost's steadiest figures"),
     ("heavy-runs.md", "the heavy test runs: properties, kill -9 over a job table and over Kafka, mutation"),
     ("jobtable-kills-postgres-heavy.md", "kill -9 over a job table on PostgreSQL, kill by kill"),
     ("jobtable-kills-h2-heavy.md", "the same on H2"),

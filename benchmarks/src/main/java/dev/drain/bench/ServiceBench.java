@@ -40,13 +40,16 @@ import org.openjdk.jmh.infra.Blackhole;
  *       sleep, once a round; about 20 µs of busy work, {@link Blackhole#consumeCPU}, three times a
  *       round). The lines give the driver JVM's CPU time too (the database's is not in it).</li>
  *   <li>{@code sigterm}: {@link ServiceSigterm}.</li>
+ *   <li>{@code restart}, once after the rounds, for context: the scenario under the seed's rule
+ *       ({@code onFailure(STOP)}), the claims drained again until no row is ready or running, as a
+ *       service had to before a run could outlive its bad items (WP-23).</li>
  * </ol>
  * Each measured run prints one JSON line to the output file (figures, the checks of
  * {@link ServiceWork#check}, the load average when it began); {@code benchmarks/service_report.py}
  * judges them. Before the first round, unmeasured runs of each kind: the JIT's turn.
  *
  * <p>Arguments: rounds, jobs per backlog, items per pool-alone run, the output file, and optionally
- * which parts to run ({@code scenario,keep-going,sigterm}, the default: all).
+ * which parts to run ({@code scenario,keep-going,sigterm,restart}, the default: all).
  */
 public final class ServiceBench {
     private ServiceBench() {}
@@ -64,7 +67,7 @@ public final class ServiceBench {
         int jobs = Integer.parseInt(args[1]);
         int items = Integer.parseInt(args[2]);
         Path out = Path.of(args[3]);
-        List<String> parts = List.of((args.length > 4 ? args[4] : "scenario,keep-going,sigterm").split(","));
+        List<String> parts = List.of((args.length > 4 ? args[4] : "scenario,keep-going,sigterm,restart").split(","));
         try (LocalPostgres postgres = LocalPostgres.start();
              PrintStream lines = new PrintStream(Files.newOutputStream(out), true, StandardCharsets.UTF_8)) {
             DataSource db = postgres.dataSource();
@@ -121,6 +124,15 @@ public final class ServiceBench {
                     emit(lines, sigterm.once(round, stubborn));
                 }
             }
+            if (parts.contains("restart")) {
+                // the seed's rule over the scenario, drained again until settled: the restart loop a user
+                // wrote before WP-23 (context, not a target: once, after the rounds)
+                String load = load();
+                Timed t = timedTable(db, jobs, ServiceWork.Mix.SCENARIO, WorkerPool.OnFailure.STOP);
+                emit(lines, "{\"part\": \"restart\", \"round\": 0, \"variant\": \"STOP\", \"jobs\": " + jobs
+                        + ", \"seconds\": " + t.seconds() + ", \"runs\": " + t.runs() + ", \"load1\": " + load
+                        + ", \"check\": " + ServiceWork.json(t.check()) + "}");
+            }
         }
     }
 
@@ -148,7 +160,7 @@ public final class ServiceBench {
             List<String> outcomes = new ArrayList<>();
             long cpu = processCpuNanos();
             long start = System.nanoTime();
-            int runs = drainUntilSettled(table, service, outcomes, 120_000);
+            int runs = drainUntilSettled(table, service, outcomes, 900_000); // a safety net: the restart loop takes minutes
             double seconds = (System.nanoTime() - start) / 1e9;
             double cpuSeconds = (processCpuNanos() - cpu) / 1e9;
             Map<String, Long> check = ServiceWork.check(db, name);
