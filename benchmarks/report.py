@@ -877,8 +877,8 @@ ARCHIVES = [
     ("kafka.md", "Kafka, every configuration, with the time between handler calls (`benchmarks/run kafka`)"),
     ("service.md", "issue 40's service: the scenario, the keep-going cost and SIGTERM, round by round "
      "(`benchmarks/run service`)"),
-    ("service-5rounds-8b0ab16.md", "the same, 5 rounds at 8b0ab16 (before the restart loop was added), the keep-going "
-     "cost's steadiest figures"),
+    ("service-5rounds-8b0ab16.md", "the same, 5 rounds at 8b0ab16 (before the restart loop was added), beside the "
+     "lead's tests (load 1 to 8.5)"),
     ("heavy-runs.md", "the heavy test runs: properties, kill -9 over a job table and over Kafka, mutation"),
     ("jobtable-kills-postgres-heavy.md", "kill -9 over a job table on PostgreSQL, kill by kill"),
     ("jobtable-kills-h2-heavy.md", "the same on H2"),

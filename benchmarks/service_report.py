@@ -220,6 +220,9 @@ def main(argv):
                 + (f", {r['seconds'] / statistics.median(cont):.1f}× the median one-run time of section 1 "
                    f"({statistics.median(cont):.1f} s)" if cont else "")
                 + f" (load {r['load1']}); {k['done']:,} done, {k['dead']} dead, lost {k['lost']}, twice {k['twice']}.", ""]
+        target("not a target: the same scenario under `onFailure(STOP)`, drained again until settled (the restart loop "
+               "before WP-23)", f"{r['runs']} runs, {r['seconds']:.0f} s"
+               + (f" ({r['seconds'] / statistics.median(cont):.1f}× one run)" if cont else ""), "–")
     print("\n".join(out))
     if target_path:
         with open(target_path, "w") as fh:
