@@ -34,6 +34,17 @@ def verdict(ratios, limit):
     return "met by the median" if med <= limit else "missed"
 
 
+def phases(r):
+    """The graceful exit in parts, in ms, on the epoch clock the driver and the child share: the signal to the
+    child's shutdown hook, the run's end to the table closed, the table closed to the process gone."""
+    ch, cl = r.get("child") or {}, r.get("closed") or {}
+    if "shutdown_epoch_ms" not in ch or "closed_epoch_ms" not in cl or "signal_epoch_ms" not in r:
+        return "–"
+    hook = ch["shutdown_epoch_ms"]
+    return (f"{hook - r['signal_epoch_ms']}, {cl['closed_epoch_ms'] - hook - ch['run_ended_ms_after_shutdown']}, "
+            f"{r['exit_epoch_ms'] - cl['closed_epoch_ms']} ms")
+
+
 def main(argv):
     meta = json.load(open(argv[0]))
     runs = [json.loads(line) for line in open(argv[1]) if line.strip()]
@@ -173,10 +184,16 @@ def main(argv):
                 "`lost` is a job neither done nor dead, done with no witnessed success, or well-formed and dead; "
                 "`twice` a job with two witnessed successes; `again` a job the child was witnessed doing that the "
                 "driver did again; `not acked` a job the child was witnessed doing whose row is not `done`; `stale writes` the child's "
-                "settlements that matched no row (`JobTable.staleWrites()`, JT-5: an acknowledgement fenced out).", "",
+                "settlements that matched no row (`JobTable.staleWrites()`, JT-5: an acknowledgement fenced out). The "
+                "graceful exit in parts (epoch milliseconds, which both JVMs read): the signal to the child's shutdown "
+                "hook; the run's end to its table and connections closed; from there to the process gone, which "
+                "includes HotSpot's wait of up to 300 ms at exit for threads in native code (here the virtual "
+                "threads' I/O poller, blocked in `epoll_wait` once a virtual thread has used a socket: a bare JVM with "
+                "one thread blocked in `accept` takes about 350 ms to exit on SIGTERM, without one about 60 ms).", "",
                 "| round | variant | signal after | SIGTERM → exit | limit | exit status | child's last run | run ended | "
-                "stale writes | after exit: done / dead / ready / running | not acked | final: lost / twice / again |",
-                "|--:|---|--:|--:|--:|--:|---|--:|--:|---|--:|---|"]
+                "stale writes | signal → hook, run end → closed, closed → exit | "
+                "after exit: done / dead / ready / running | not acked | final: lost / twice / again |",
+                "|--:|---|--:|--:|--:|--:|---|--:|--:|--:|---|--:|---|"]
         graceful_ok, exits = True, {"graceful": [], "stubborn": []}
         for r in sorted(sg, key=lambda r: (r["round"], r["variant"])):
             limit = d + 1 if r["variant"] == "graceful" else d + g + 1
@@ -190,6 +207,7 @@ def main(argv):
                        f"≤ {limit:g} s | {r['exit_code']}{' (killed)' if r['killed'] else ''} | "
                        f"{ch.get('outcome', 'none: the JVM halted first')} | "
                        f"{str(ch['run_ended_ms_after_shutdown']) + ' ms' if ch else '–'} | {ch.get('stale_writes', '–')} | "
+                       f"{phases(r)} | "
                        f"{a['done']:,} / {a['dead']} / {a['ready']:,} / {a['running']} | {a['witnessed_not_done']} | "
                        f"{f['lost']} / {f['twice']} / {f['again_after_child']} |")
         vg = "met" if exits["graceful"] and max(exits["graceful"]) <= d + 1 else "missed"

@@ -19,8 +19,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * in milliseconds, the table's lease in milliseconds, and {@code stubbornAt} (0, or which attempt,
  * counted from 1 as they start, ignores every interrupt forever). Prints {@code handling} once a
  * job is done, {@code stubborn} once the stubborn attempt has begun, and, if it gets to the end of
- * its {@code main}, one line {@code stopped {...}} with the last run's outcome and how long after
- * the shutdown began the run ended and the main method returned.
+ * its {@code main}, one line {@code stopped {...}} with the last run's outcome, how long after the
+ * shutdown began the run ended, and when the shutdown began (epoch milliseconds, which the driver's
+ * clock shares), then {@code closed {...}} once its table is closed, just before it closes its
+ * {@link StopOnShutdown} (after which the hook returns and the JVM exits).
  */
 public final class ServiceChild {
     private ServiceChild() {}
@@ -34,31 +36,38 @@ public final class ServiceChild {
         long stubbornAt = Long.parseLong(args[5]);
         PGSimpleDataSource db = new PGSimpleDataSource();
         db.setURL(url);
-        // when the JVM began to shut down, as this JVM's own clock sees it (another hook, so not exact to the millisecond)
+        // when the JVM began to shut down, on this JVM's clocks (another hook, so not exact to the millisecond)
         AtomicLong shutdownAt = new AtomicLong();
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> shutdownAt.set(System.nanoTime())));
+        AtomicLong shutdownEpochMillis = new AtomicLong();
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+            shutdownAt.set(System.nanoTime());
+            shutdownEpochMillis.set(System.currentTimeMillis());
+        }));
         RunOutcome<Job> last = null;
         int runs = 0;
         long runEndedAt = 0;
-        try (StopOnShutdown shutdown = StopOnShutdown.install(deadline, grace);
-             JobTable table = JobTable.on(db).table(tableName).lease(lease).open();
-             ServiceWork.Handler handler = new ServiceWork.Handler(db, tableName, "child", stubbornAt,
-                     () -> say("stubborn"), () -> say("handling"))) {
-            WorkerPool.Builder<Job, Void> service = ServiceWork.service(handler, table, null);
-            while (!shutdown.received()) {
-                last = shutdown.drain(service.build(), table.claims());
-                runs++;
-                runEndedAt = System.nanoTime();
-                if (!shutdown.received()) {
-                    Thread.sleep(50); // a run ended with nothing claimable: look again soon
+        try (StopOnShutdown shutdown = StopOnShutdown.install(deadline, grace)) {
+            try (JobTable table = JobTable.on(db).table(tableName).lease(lease).open();
+                 ServiceWork.Handler handler = new ServiceWork.Handler(db, tableName, "child", stubbornAt,
+                         () -> say("stubborn"), () -> say("handling"))) {
+                WorkerPool.Builder<Job, Void> service = ServiceWork.service(handler, table, null);
+                while (!shutdown.received()) {
+                    last = shutdown.drain(service.build(), table.claims());
+                    runs++;
+                    runEndedAt = System.nanoTime();
+                    if (!shutdown.received()) {
+                        Thread.sleep(50); // a run ended with nothing claimable: look again soon
+                    }
                 }
+                long stale = table.staleWrites();
+                long returning = System.nanoTime();
+                say("stopped {\"runs\": " + runs + ", \"outcome\": \"" + (last == null ? "none" : describe(last))
+                        + "\", \"run_ended_ms_after_shutdown\": " + (runEndedAt - shutdownAt.get()) / 1_000_000
+                        + ", \"main_ms_after_shutdown\": " + (returning - shutdownAt.get()) / 1_000_000
+                        + ", \"stale_writes\": " + stale + ", \"shutdown_epoch_ms\": " + shutdownEpochMillis.get() + "}");
             }
-            long stale = table.staleWrites();
-            long returning = System.nanoTime();
-            say("stopped {\"runs\": " + runs + ", \"outcome\": \"" + (last == null ? "none" : describe(last))
-                    + "\", \"run_ended_ms_after_shutdown\": " + (runEndedAt - shutdownAt.get()) / 1_000_000
-                    + ", \"main_ms_after_shutdown\": " + (returning - shutdownAt.get()) / 1_000_000
-                    + ", \"stale_writes\": " + stale + "}");
+            // the table and the witness's connections closed; the hook waits for this registration's close
+            say("closed {\"closed_epoch_ms\": " + System.currentTimeMillis() + "}");
         }
     }
 

@@ -74,6 +74,8 @@ final class ServiceSigterm {
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         String readyLine = stubborn ? "stubborn" : "handling";
         double exitSeconds;
+        long signalEpochMillis;
+        long exitEpochMillis;
         boolean killed = false;
         try {
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -87,18 +89,22 @@ final class ServiceSigterm {
             if (!child.isAlive()) {
                 throw new IllegalStateException("the child ended before the signal: " + tail(log));
             }
+            signalEpochMillis = System.currentTimeMillis();
             long signalled = System.nanoTime();
             child.destroy(); // SIGTERM
             if (!child.waitFor(DEADLINE_MS + GRACE_MS + 30_000, TimeUnit.MILLISECONDS)) {
                 killed = true;
             }
             exitSeconds = (System.nanoTime() - signalled) / 1e9;
+            exitEpochMillis = System.currentTimeMillis();
         } finally {
             if (child.isAlive()) {
                 child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             }
         }
         String stopped = lines(log).stream().filter(l -> l.startsWith("stopped ")).map(l -> l.substring("stopped ".length()))
+                .findFirst().orElse("null");
+        String closed = lines(log).stream().filter(l -> l.startsWith("closed ")).map(l -> l.substring("closed ".length()))
                 .findFirst().orElse("null");
         if (stopped.equals("null") && !stubborn) { // a stubborn attempt holds main to the halt, as expected
             System.err.println("ServiceSigterm: " + name + ": the child's main did not end (the JVM halted first);"
@@ -119,7 +125,8 @@ final class ServiceSigterm {
         return "{\"part\": \"sigterm\", \"round\": " + round + ", \"variant\": \"" + (stubborn ? "stubborn" : "graceful")
                 + "\", \"jobs\": " + jobs + ", \"deadline_s\": " + DEADLINE_MS / 1e3 + ", \"grace_s\": " + GRACE_MS / 1e3
                 + ", \"stubborn_at\": " + stubbornAt + ", \"delay_s\": " + Math.round(delay * 1_000) / 1e3
-                + ", \"exit_s\": " + exitSeconds + ", \"killed\": " + killed + ", \"exit_code\": "
+                + ", \"exit_s\": " + exitSeconds + ", \"signal_epoch_ms\": " + signalEpochMillis + ", \"exit_epoch_ms\": "
+                + exitEpochMillis + ", \"closed\": " + closed + ", \"killed\": " + killed + ", \"exit_code\": "
                 + (child.isAlive() ? -1 : child.exitValue()) + ", \"child\": " + stopped + ", \"load1\": " + load
                 + ", \"after_exit\": " + ServiceWork.json(afterExit) + ", \"finish_runs\": " + finishRuns
                 + ", \"finish_s\": " + finishSeconds + ", \"final\": " + ServiceWork.json(finalCheck) + "}";
