@@ -875,7 +875,7 @@ ARCHIVES = [
     ("full-79b39ce.md", "the full run before the pool was rebuilt around a structured run"),
     ("durable.md", "the job table and the settlement hook, every configuration (`benchmarks/run durable`)"),
     ("kafka.md", "Kafka, every configuration, with the time between handler calls (`benchmarks/run kafka`)"),
-    ("service.md", "issue 40's service: the scenario, the keep-going cost and SIGTERM, round by round "
+    ("service.md", "a service: the scenario, the keep-going cost and SIGTERM, round by round "
      "(`benchmarks/run service`)"),
     ("service-5rounds-8b0ab16.md", "the same, 5 rounds at 8b0ab16 (before the restart loop was added), beside the "
      "lead's tests (load 1 to 8.5)"),

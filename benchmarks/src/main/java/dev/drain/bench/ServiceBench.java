@@ -28,7 +28,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * round after round, the two sides of each comparison one after the other, their order swapped
  * every round, each in a fresh table:
  * <ol>
- *   <li>{@code scenario}: issue 40's service over a backlog of {@code jobs} (1 % malformed, 8 %
+ *   <li>{@code scenario}: a service over a backlog of {@code jobs} (1 % malformed, 8 %
  *       failing once with an {@code IOException}, 0.5 % taking 4 s, the rest 1 to 3 ms; 16
  *       workers; a witness row per attempt; {@link ServiceWork}), to the moment no row is
  *       {@code ready} or {@code running}, beside the same backlog with no malformed job. Draining

@@ -55,7 +55,7 @@ final class ServiceWork {
 
     /** What a backlog holds besides its plain jobs. */
     enum Mix {
-        /** 1 % malformed, 8 % failing once, 0.5 % of 4 s: issue 40's scenario. */
+        /** 1 % malformed, 8 % failing once, 0.5 % of 4 s: the service's scenario. */
         SCENARIO(true, true, true),
         /** The same jobs with the malformed ones plain: the scenario's baseline. */
         CLEAN(false, true, true),
@@ -94,7 +94,7 @@ final class ServiceWork {
     }
 
     /**
-     * The service's pool, as issue 40 describes it: {@code forEach} (so {@code onFailure(CONTINUE)}
+     * The service's pool, as the scenario has it: {@code forEach} (so {@code onFailure(CONTINUE)}
      * unless {@code onFailure} says otherwise), 16 workers, the table's settler, an
      * {@link IOException} retried twice at most after the backoff.
      */
