@@ -2,7 +2,6 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.drain.pool.Backoff;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
@@ -137,7 +136,8 @@ class JobTablePoolTest extends OnEveryDialect {
     /**
      * WP-28, WP-23, JT-8: the handler's backend goes down for five seconds in the middle of a run
      * of 200 jobs: with the retries and the backoff {@code Backoff}'s javadoc recommends (eight
-     * retries, exponential from 1 s to 30 s), no job ends dead, every job is done once, in one run.
+     * retries, exponential from 1 s to 30 s), no job ends dead, every job is done once, in one run,
+     * and no retry comes sooner than the backoff's floor after the attempt before it.
      */
     @Test
     void aBackendDownForFiveSecondsEndsNoJobDead() throws Exception {
@@ -149,12 +149,14 @@ class JobTablePoolTest extends OnEveryDialect {
             backend.call("job " + job.id());
             done.add(job.id());
         }).workers(8).settler(t.settler()).retryable(IOException.class).maxRetries(8)
-                .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30))).build();
+                .retryBackoff(Outage.RECOMMENDED).build();
         RunOutcome<Job> outcome;
         try (Stream<Job> claims = t.claims()) {
             outcome = service.drain(claims);
         }
         assertThat(backend.refused()).as("calls the outage refused").isGreaterThanOrEqualTo(8);
+        assertThat(backend.retries()).as("retries").isEqualTo(backend.refused());
+        assertThat(backend.callsSoonerThan(Outage::recommendedFloor)).as("retries sooner than the backoff's floor").isEmpty();
         assertThat(outcome).isEqualTo(new RunOutcome.Completed<Job>(false));
         assertThat(done).hasSize(200).doesNotHaveDuplicates();
         assertThat(Rows.inState(db, table, "done")).hasSize(200);

@@ -2,7 +2,6 @@ package dev.drain.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.drain.pool.Backoff;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
@@ -273,7 +272,8 @@ class KafkaPoolTest {
      * WP-28, WP-23, KC-9: the handler's backend goes down for five seconds in the middle of a run
      * over 300 records: with the retries and the backoff {@code Backoff}'s javadoc recommends
      * (eight retries, exponential from 1 s to 30 s), no record is dead-lettered, every record is
-     * handled once and committed, in one run.
+     * handled once and committed, in one run, and no retry comes sooner than the backoff's floor
+     * after the attempt before it.
      */
     @Test
     void aBackendDownForFiveSecondsDeadLettersNothing(Broker broker) {
@@ -288,11 +288,13 @@ class KafkaPoolTest {
                 backend.call(value(d));
                 handled.add(value(d));
             }).workers(8).settler(source.settler()).retryable(IOException.class).maxRetries(8)
-                    .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30))).build();
+                    .retryBackoff(Outage.RECOMMENDED).build();
             outcome = service.drain(source.records());
             assertThat(source.deadLetters()).as("dead letters").isZero();
         }
         assertThat(backend.refused()).as("calls the outage refused").isGreaterThanOrEqualTo(8);
+        assertThat(backend.retries()).as("retries").isEqualTo(backend.refused());
+        assertThat(backend.callsSoonerThan(Outage::recommendedFloor)).as("retries sooner than the backoff's floor").isEmpty();
         assertThat(outcome).isEqualTo(new RunOutcome.Completed<Delivery<String, String>>(false));
         assertThat(handled).hasSize(300).doesNotHaveDuplicates();
         broker.committed(group, topic).forEach((partition, offset) ->
