@@ -2,6 +2,8 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.pool.Backoff;
+import dev.drain.pool.ItemContext;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
@@ -161,6 +163,33 @@ class JobTablePoolTest extends OnEveryDialect {
         assertThat(done).hasSize(200).doesNotHaveDuplicates();
         assertThat(Rows.inState(db, table, "done")).hasSize(200);
         assertThat(Rows.inState(db, table, "dead")).isEmpty();
+    }
+
+    /**
+     * WP-28, JT-8: no worker idles on a delay: one worker, job 1 fails its first attempt and waits
+     * 2 s for its retry (far longer than the others take); the worker does jobs 2 to 4 meanwhile,
+     * and job 1's retry comes last; the table holds every job done.
+     */
+    @Test
+    void noWorkerIdlesOnADelay() throws Exception {
+        JobTable t = open(JobTable.on(db));
+        t.enqueue(Rows.payloads(4));
+        List<String> attempts = Collections.synchronizedList(new ArrayList<>());
+        WorkerPool<Job, Void> service = WorkerPool.<Job>forEach(job -> {
+            int attempt = ItemContext.current().attempt();
+            attempts.add(job.id() + "/" + attempt);
+            if (job.id() == 1 && attempt == 1) {
+                throw new IOException("the backend did not answer job 1");
+            }
+        }).workers(1).queueSize(1).settler(t.settler()).retryable(IOException.class).maxRetries(1)
+                .retryBackoff(Backoff.fixed(Duration.ofSeconds(2))).build();
+        RunOutcome<Job> outcome;
+        try (Stream<Job> claims = t.claims()) {
+            outcome = service.drain(claims);
+        }
+        assertThat(outcome).isEqualTo(new RunOutcome.Completed<Job>(false));
+        assertThat(attempts).containsExactly("1/1", "2/1", "3/1", "4/1", "1/2");
+        assertThat(Rows.inState(db, table, "done")).containsExactly(1L, 2L, 3L, 4L);
     }
 
     /** JT-7, JT-8: when the acknowledgements fail, the outcome is Unsettled and names them, their rows stay running, and after the lease the next run gets exactly those. */

@@ -2,6 +2,8 @@ package dev.drain.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.pool.Backoff;
+import dev.drain.pool.ItemContext;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
@@ -301,6 +303,34 @@ class KafkaPoolTest {
                 assertThat(offset.offset()).as("%s", partition).isEqualTo(100));
         assertThat(broker.committed(group, topic)).hasSize(3);
         assertThat(Broker.noSourceThreads()).isTrue();
+    }
+
+    /**
+     * WP-28, KC-4: no worker idles on a delay: one worker, the record at offset 0 fails its first
+     * attempt and waits 2 s for its retry (far longer than the others take); the worker handles
+     * offsets 1 to 3 meanwhile, and offset 0's retry comes last; the partition is committed to its end.
+     */
+    @Test
+    void noWorkerIdlesOnADelay(Broker broker) {
+        String topic = broker.freshTopic("delay", 1);
+        String group = Broker.freshGroup("delay");
+        broker.produce(topic, 1, 4);
+        List<String> attempts = Collections.synchronizedList(new ArrayList<>());
+        RunOutcome<Delivery<String, String>> outcome;
+        try (KafkaSource<String, String> source = source(broker, group, topic).endWhenIdle(Duration.ofSeconds(1)).open()) {
+            WorkerPool<Delivery<String, String>, Void> service = WorkerPool.<Delivery<String, String>>forEach(d -> {
+                int attempt = ItemContext.current().attempt();
+                attempts.add(d.offset() + "/" + attempt);
+                if (d.offset() == 0 && attempt == 1) {
+                    throw new IOException("the backend did not answer " + value(d));
+                }
+            }).workers(1).queueSize(1).settler(source.settler()).retryable(IOException.class).maxRetries(1)
+                    .retryBackoff(Backoff.fixed(Duration.ofSeconds(2))).build();
+            outcome = service.drain(source.records());
+        }
+        assertThat(outcome).isEqualTo(new RunOutcome.Completed<Delivery<String, String>>(false));
+        assertThat(attempts).containsExactly("0/1", "1/1", "2/1", "3/1", "0/2");
+        assertThat(broker.committed(group, topic).values()).singleElement().satisfies(o -> assertThat(o.offset()).isEqualTo(4));
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String key) {
