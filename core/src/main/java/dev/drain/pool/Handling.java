@@ -92,12 +92,16 @@ final class Handling<T, R> {
             held.failed(context.attempt(), cause);
             return false;
         }
-        if (lifecycle.isCancelling()) {
-            held.cancelled(); // it would be retried, but the run is being cancelled
-            return false;
-        }
         Duration delay = config.backoff().delayBefore(context.attempt(),
                 ThreadLocalRandom.current());
+        if (lifecycle.isCancelling()) { // it would be retried, but the run is being cancelled
+            if (delay.isZero()) {
+                held.cancelled();
+            } else {
+                held.cancelledBeforeRetry(System.nanoTime() + delay.toNanos());
+            }
+            return false;
+        }
         ledger.retried();
         PoolLog.retrying(config.name(), context, cause);
         reporter.record(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(context.item()) + " next_attempt="

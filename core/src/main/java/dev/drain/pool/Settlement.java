@@ -49,8 +49,9 @@ public sealed interface Settlement<T> {
      *
      * @param item the item
      * @param why whether it was dropped before any worker took it, or its attempt was cancelled
-     * @param retryAt for an item the run gave up while it waited for a delayed retry (WP-28): when
-     *     that retry was due, on the wall clock (it may have passed); {@code null} for any other. A
+     * @param retryAt for an item the run gave up while it waited for a delayed retry, or just as its
+     *     failed attempt was to wait for one (WP-28): when that retry was due, on the wall clock (it
+     *     may have passed); {@code null} for any other. A
      *     store that can schedule may keep the item until then, so that the backoff outlives the
      *     run; the job table and the Kafka source redeliver it at once
      * @param <T> the item type

@@ -140,7 +140,7 @@ class RetryBackoffTest {
         Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
             try (Results<Integer, String> results = pool.run(Workloads.CountingSource.of(3))) {
                 results.next();
-                Waits.until("item 0 failed once", () -> starts.contains("0/1"));
+                Waits.until("item 0 failed once and waits for its retry", () -> results.stats().retried() == 1);
                 Waits.until("items 1 and 2 done", () -> results.stats().succeeded() == 2);
                 aborted.set(Instant.now());
                 pool.abort();
