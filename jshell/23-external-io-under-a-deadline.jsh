@@ -262,7 +262,7 @@ tryIt("23", "JDBC's own statement timeout, Statement.setQueryTimeout(seconds), c
                 + " server a cancel request when it passes. With setQueryTimeout(1): under an itemTimeout of 500 ms,"
                 + " and then of 2 s, who ends the query, and is the connection kept?",
         "LocalPostgres pg = LocalPostgres.start();",
-        "for (Duration t : List.of(Duration.ofMillis(500), Duration.ofSeconds(2))) { Connection c = pg.dataSource().getConnection(); var o = WorkerPool.<Integer>forEach(n -> { try (Statement s = c.createStatement()) { s.setQueryTimeout(1); s.execute(\"SELECT pg_sleep(3)\"); } }).itemTimeout(t).name(\"try23\").build().drain(List.of(1)); System.out.println(\"itemTimeout \" + t + \": \" + o.failures().getFirst().cause() + \"; the connection is closed: \" + c.isClosed()); c.close(); }",
+        "for (Duration t : List.of(Duration.ofMillis(500), Duration.ofSeconds(2))) { Connection c = pg.dataSource().getConnection(); var o = WorkerPool.<Integer>forEach(n -> { try (Statement s = c.createStatement()) { s.setQueryTimeout(1); s.execute(\"SELECT pg_sleep(3)\"); } }).workers(1).itemTimeout(t).name(\"try23\").build().drain(List.of(1)); System.out.println(\"itemTimeout \" + t + \": \" + o.failures().getFirst().cause() + \"; the connection is closed: \" + c.isClosed()); c.close(); }",
         "pg.close();");
 
 /exit
