@@ -94,11 +94,12 @@ final class Handling<T, R> {
         }
         Duration delay = config.backoff().delayBefore(context.attempt(),
                 ThreadLocalRandom.current());
+        long due = System.nanoTime() + delay.toNanos();
         if (lifecycle.isCancelling()) { // it would be retried, but the run is being cancelled
             if (delay.isZero()) {
                 held.cancelled();
             } else {
-                held.cancelledBeforeRetry(System.nanoTime() + delay.toNanos());
+                held.cancelledBeforeRetry(due);
             }
             return false;
         }
@@ -109,7 +110,6 @@ final class Handling<T, R> {
         if (delay.isZero()) {
             return false;
         }
-        long due = System.nanoTime() + delay.toNanos();
         return switch (room.park(held, context.attempt() + 1, due)) {
             case PARKED -> true;
             case DROPPED -> {

@@ -252,17 +252,8 @@ class StopOnShutdownTest {
         Process child = ChildJvm.start(List.of("--enable-preview"), dir.resolve("out.txt"), dir.resolve("err.txt"),
                 ServiceMain.class, file.toString(), intake.name(), Long.toString(deadline.toMillis()),
                 Long.toString(grace.toMillis()), Integer.toString(stubborn), Long.toString(storeTakes.toMillis()));
-        try {
-            Waits.until("the service has done 20 items", () -> lines(file, "done ").size() >= 20 || !child.isAlive());
-            assertThat(child.isAlive()).as("the service runs (its errors: %s)", read(dir.resolve("err.txt"))).isTrue();
-            child.destroy(); // SIGTERM
-            assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the service exited by itself")
-                    .isTrue();
-        } finally {
-            if (child.isAlive()) {
-                child.destroyForcibly().waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
-            }
-        }
+        ChildJvm.sigtermOnceReady(child, () -> Waits.until("the service has done 20 items",
+                () -> lines(file, "done ").size() >= 20 || !child.isAlive()), Bounds.WAIT, dir.resolve("err.txt"));
         return new Witness(child.exitValue(), lines(file, "done "), lines(file, "ack "), lines(file, "release "));
     }
 

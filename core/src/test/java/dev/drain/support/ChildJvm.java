@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,45 @@ public final class ChildJvm {
         command.addAll(List.of("-cp", classPath, main.getName()));
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * Waits for {@code child} to be ready ({@code untilReady}, a bounded wait that also returns if
+     * the child has ended), sends it SIGTERM, as a deploy does, and waits at most {@code within}
+     * for it to exit by itself; a child still running then (or after a failed wait) is killed.
+     * {@return the time from the signal to the child's exit, in nanoseconds}
+     *
+     * @param err the child's standard error, for the message of a failure
+     * @throws AssertionError if the child had ended before its signal, or did not exit by itself
+     *     within {@code within}
+     */
+    public static long sigtermOnceReady(Process child, Runnable untilReady, Duration within, Path err) throws InterruptedException {
+        try {
+            untilReady.run();
+            if (!child.isAlive()) {
+                throw new AssertionError("the child ended before its SIGTERM, with status " + child.exitValue() + " (its errors: "
+                        + output(err) + ")");
+            }
+            long sent = System.nanoTime();
+            child.destroy(); // SIGTERM
+            if (!child.waitFor(within.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new AssertionError("the child did not exit by itself within " + within + " of its SIGTERM");
+            }
+            return System.nanoTime() - sent;
+        } finally {
+            if (child.isAlive()) {
+                child.destroyForcibly().waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /** {@return what a child wrote to {@code file}, or why it cannot be read} For a failing test's message. */
+    public static String output(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
     }
 
     /** Runs {@code main} with {@code jvmFlags} and {@code args}, waiting at most {@link Bounds#WAIT}. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.drain.jobtable.witness.WitnessedRun;
 import dev.drain.jobtable.witness.Witnesses;
 import dev.drain.support.Bounds;
+import dev.drain.support.ChildJvm;
 import dev.drain.support.Waits;
 import java.io.File;
 import java.io.IOException;
@@ -97,7 +98,7 @@ class JobTableCrashTest {
             Process child = startChild(url, table, "child", out);
             try {
                 Waits.until(killAfter + " jobs witnessed, or the child gone", () -> !child.isAlive() || witnessed(db, table) >= killAfter);
-                assertThat(child.isAlive()).as("the child, before its kill (its output: %s)", readQuietly(out)).isTrue();
+                assertThat(child.isAlive()).as("the child, before its kill (its output: %s)", ChildJvm.output(out)).isTrue();
             } finally {
                 child.destroyForcibly(); // SIGKILL: no shutdown hook, no finally, no close
                 assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the child killed").isTrue();
@@ -170,7 +171,7 @@ class JobTableCrashTest {
             }
             for (int i = 0; i < children.size(); i++) {
                 if (i != 1) {
-                    assertThat(children.get(i).exitValue()).as("child %s's exit status (its output: %s)", i, readQuietly(outs.get(i)))
+                    assertThat(children.get(i).exitValue()).as("child %s's exit status (its output: %s)", i, ChildJvm.output(outs.get(i)))
                             .isZero();
                 }
             }
@@ -235,14 +236,6 @@ class JobTableCrashTest {
             return Witnesses.attempts(db, table);
         } catch (SQLException e) {
             throw new AssertionError(e);
-        }
-    }
-
-    private static String readQuietly(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            return "(unreadable: " + e + ")";
         }
     }
 }

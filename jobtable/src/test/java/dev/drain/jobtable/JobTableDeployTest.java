@@ -137,21 +137,9 @@ class JobTableDeployTest {
         Process child = ChildJvm.start(List.of("--enable-preview"), out, err, WitnessedService.class, engines.jdbcUrl(dialect),
                 table, Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), "svc", Long.toString(DEADLINE.toMillis()),
                 Long.toString(GRACE.toMillis()), Long.toString(stubborn));
-        long exitNanos;
-        try {
-            Waits.until(after + " jobs witnessed, or the child gone", () -> !child.isAlive() || witnessed(db, table) >= after);
-            assertThat(child.isAlive()).as("the service, before its SIGTERM (its errors: %s)", read(err)).isTrue();
-            long sent = System.nanoTime();
-            child.destroy(); // SIGTERM, as a deploy sends it
-            assertThat(child.waitFor(DEADLINE.plus(GRACE).plus(Bounds.WAIT).toNanos(), TimeUnit.NANOSECONDS))
-                    .as("the service exited by itself").isTrue();
-            exitNanos = System.nanoTime() - sent;
-        } finally {
-            if (child.isAlive()) {
-                child.destroyForcibly().waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
-            }
-        }
-        assertThat(child.exitValue()).as("exit status after SIGTERM (128 + 15); its errors: %s", read(err)).isEqualTo(143);
+        long exitNanos = ChildJvm.sigtermOnceReady(child, () -> Waits.until(after + " jobs witnessed, or the child gone",
+                () -> !child.isAlive() || witnessed(db, table) >= after), DEADLINE.plus(GRACE).plus(Bounds.WAIT), err);
+        assertThat(child.exitValue()).as("exit status after SIGTERM (128 + 15); its errors: %s", ChildJvm.output(err)).isEqualTo(143);
         return new AtExit(TimeUnit.NANOSECONDS.toMillis(exitNanos), new TreeSet<>(Witnesses.attemptsByJob(db, table).keySet()),
                 Rows.inState(db, table, "done"), Rows.inState(db, table, "dead"), Rows.inState(db, table, "running"));
     }
@@ -185,14 +173,6 @@ class JobTableDeployTest {
             return Witnesses.attempts(db, table);
         } catch (SQLException e) {
             throw new AssertionError(e);
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file) : "";
-        } catch (IOException e) {
-            return "(unreadable: " + e + ")";
         }
     }
 }

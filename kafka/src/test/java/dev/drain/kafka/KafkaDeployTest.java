@@ -114,22 +114,11 @@ class KafkaDeployTest {
             Process process = ChildJvm.start(List.of("--enable-preview", "--sun-misc-unsafe-memory-access=allow"), child.out, err,
                     ServiceConsumer.class, broker.servers(), topic, group, "4", child.handlings.toString(), child.commits.toString(),
                     child.who, Long.toString(DEADLINE.toMillis()), Long.toString(GRACE.toMillis()), stubborn);
-            long exitNanos;
-            try {
-                Waits.untilLookingEvery(LOOK, after + " records handled, or the child gone",
-                        () -> !process.isAlive() || child.handled().size() >= after);
-                assertThat(process.isAlive()).as("the service, before its SIGTERM (its errors: %s)", read(err)).isTrue();
-                long sent = System.nanoTime();
-                process.destroy(); // SIGTERM, as a deploy sends it
-                assertThat(process.waitFor(DEADLINE.plus(GRACE).plus(Bounds.WAIT).toNanos(), TimeUnit.NANOSECONDS))
-                        .as("the service exited by itself").isTrue();
-                exitNanos = System.nanoTime() - sent;
-            } finally {
-                if (process.isAlive()) {
-                    process.destroyForcibly().waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS);
-                }
-            }
-            assertThat(process.exitValue()).as("exit status after SIGTERM (128 + 15); its errors: %s", read(err)).isEqualTo(143);
+            long exitNanos = ChildJvm.sigtermOnceReady(process, () -> Waits.untilLookingEvery(LOOK,
+                    after + " records handled, or the child gone", () -> !process.isAlive() || child.handled().size() >= after),
+                    DEADLINE.plus(GRACE).plus(Bounds.WAIT), err);
+            assertThat(process.exitValue()).as("exit status after SIGTERM (128 + 15); its errors: %s", ChildJvm.output(err))
+                    .isEqualTo(143);
             Map<TopicPartition, NavigableSet<Long>> handledByChild = offsets(topic, child.handled());
             AtExit atExit = new AtExit(TimeUnit.NANOSECONDS.toMillis(exitNanos), handledByChild,
                     Recorded.nonEmpty(Recorded.committedDone(broker, group, topic)), deadLettered(broker, topic));
@@ -196,12 +185,4 @@ class KafkaDeployTest {
 
     /** How often a wait here looks: the conditions read the child's witness file; a tight loop would take the CPU the child needs. */
     private static final Duration LOOK = Duration.ofMillis(20);
-
-    private static String read(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file) : "";
-        } catch (IOException e) {
-            return "(unreadable: " + e + ")";
-        }
-    }
 }
