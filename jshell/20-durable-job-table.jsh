@@ -137,10 +137,12 @@ Iterator<Job> doneOnTake(String table) {
 }
 
 tryIt("20", "in a fresh table, let job 4 fail on every attempt: which state does its row end in, what does"
-                + " last_error say, and which rows are still ready afterwards (its failure stops the intake: WP-6)?",
+                + " its failure say (operations().job(4), JT-14), and which rows are still ready afterwards (its"
+                + " failure stops the intake: WP-6)?",
         "JobTable t = JobTable.on(db).table(\"lesson_try\").open(); t.enqueue(tenJobs);",
         "var p = WorkerPool.<Job, Long>builder(j -> { if (j.id() == 4) throw new IllegalStateException(\"poison\"); return j.id(); }).workers(1).queueSize(1).settler(t.settler()).name(\"poison\").build();",
         "try (Stream<Job> c = t.claims(); Results<Job, Long> r = p.run(c)) { r.forEachRemaining(x -> {}); } catch (PoolFailure e) { System.out.println(e.getMessage()); }",
-        "System.out.println(states(\"lesson_try\") + \" \" + t.counts()); t.close(); postgres.close();");
+        "System.out.println(states(\"lesson_try\") + \" \" + t.operations().backlog());",
+        "System.out.println(t.operations().job(4).orElseThrow()); t.close(); postgres.close();");
 
 /exit

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,9 +22,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One stream of claims ({@link JobTable#claims()}): each time it has nothing in hand it claims up
- * to {@code claimBatch} claimable rows in one transaction (JT-2), dead-letters those that have lost
- * too many leases (JT-3), and hands the rest out one at a time; it ends when a claim finds no
- * claimable row. Closing it releases, fenced, what it claimed and did not hand out (JT-6). A failed
+ * to {@code claimBatch} claimable rows in one transaction (JT-2): at most one suspect (a row whose
+ * next lost lease would bury it), if the table holds none (JT-3, {@link HeldClaims#reserveSuspect}),
+ * then rows that are not suspects; it dead-letters the rows that have lost too many leases (JT-3),
+ * and hands the rest out one at a time. When a claim finds nothing it can take, it ends ({@link JobTable#claims()}), or
+ * waits for work ({@link JobTable#claimsUntilStopped()}, JT-13): for the table's
+ * {@link WorkSignal} or the poll interval, and ends when it is closed or its caller interrupted. Closing it releases, fenced, what it claimed and did not hand out (JT-6). A failed
  * claim or release throws {@link JobTableException}.
  */
 final class Claims implements Iterator<Job> {
@@ -48,6 +50,12 @@ final class Claims implements Iterator<Job> {
     private final HeldClaims held;
     private final Renewal renewal;
     private final SettlementWriter writer;
+    /** Counts a claim, for the table's tests: on the statements thread. */
+    private final Runnable counted;
+    /** Wakes this stream when it waits for work (JT-13). */
+    private final WorkSignal signal;
+    /** Whether a claim that finds nothing waits for work (JT-13) instead of ending the stream (JT-2). */
+    private final boolean waiting;
     /** Takes this stream off the table's open streams: called by every close, under the lock. */
     private final Consumer<Claims> deregister;
     /** Held by the producer while it pulls, and by the thread that closes the stream, each for a whole statement. */
@@ -58,6 +66,8 @@ final class Claims implements Iterator<Job> {
     /** Claimed, not yet pulled. */
     @GuardedBy("lock")
     private final ArrayDeque<Job> unpulled = new ArrayDeque<>();
+    /** Set by close before it takes the lock, so that a producer waiting for work gives up the wait. */
+    private volatile boolean closing;
     /** A claim found nothing, or the stream was closed. */
     @GuardedBy("lock")
     private boolean exhausted;
@@ -71,8 +81,12 @@ final class Claims implements Iterator<Job> {
     /** What one claim did: the rows it took, and whether it only dead-lettered rows (then another claim is due). */
     private record Claimed(List<Job> taken, boolean buriedOnly) {}
 
-    Claims(Store store, Terms terms, HeldClaims held, Renewal renewal, SettlementWriter writer, Consumer<Claims> deregister) {
+    Claims(Store store, Terms terms, HeldClaims held, Renewal renewal, SettlementWriter writer, WorkSignal signal, boolean waiting,
+            Runnable counted, Consumer<Claims> deregister) {
         this.store = store;
+        this.counted = counted;
+        this.signal = signal;
+        this.waiting = waiting;
         this.terms = terms;
         this.held = held;
         this.renewal = renewal;
@@ -85,10 +99,15 @@ final class Claims implements Iterator<Job> {
         lock.lock();
         try {
             // A claim that only dead-lettered rows (JT-3) found claimable rows: claim again.
+            // A stream that waits for work (JT-13) waits when a claim found nothing, for a signal
+            // or the poll interval, whichever comes first.
             while (unpulled.isEmpty() && !exhausted) {
+                long seen = signal.generation();
                 Claimed claimed = shielded(this::claim);
                 unpulled.addAll(claimed.taken());
-                exhausted = unpulled.isEmpty() && !claimed.buriedOnly();
+                if (unpulled.isEmpty() && !claimed.buriedOnly()) {
+                    exhausted = !waiting || !signal.await(seen, WorkSignal.nanos(terms.pollInterval()), () -> closing);
+                }
             }
             return !unpulled.isEmpty();
         } finally {
@@ -111,6 +130,8 @@ final class Claims implements Iterator<Job> {
 
     /** Releases what was claimed and not pulled (JT-6), closes the connection and ends the stream's thread. Idempotent. */
     void close() {
+        closing = true;
+        signal.signal(); // a stream waiting for work gives up the wait
         lock.lock();
         try {
             exhausted = true;
@@ -164,9 +185,15 @@ final class Claims implements Iterator<Job> {
         return done.resultNow();
     }
 
-    /** Claims the next batch (JT-2, JT-3), in one transaction; on the statements' thread. */
+    /**
+     * Claims the next batch (JT-2, JT-3), in one transaction; on the statements' thread. First at
+     * most one suspect, if the table holds none (burying on the way the rows that lost too many
+     * leases), then rows that are not suspects, up to {@code claimBatch} in all.
+     */
     private Claimed claim() {
         Connection c = null;
+        counted.run();
+        boolean reserved = held.reserveSuspect();
         try {
             if (connection == null) {
                 connection = store.connect();
@@ -174,33 +201,42 @@ final class Claims implements Iterator<Job> {
             }
             c = connection;
             List<Job> claimed = new ArrayList<>();
+            Job suspect = null;
             boolean buried = false;
-            try (PreparedStatement select = store.prepare(c, store.sql.claimable);
-                    PreparedStatement take = store.prepare(c, store.sql.take);
+            try (PreparedStatement take = store.prepare(c, store.sql.take);
                     PreparedStatement bury = store.prepare(c, store.sql.buryLost)) {
-                select.setInt(1, terms.claimBatch());
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        long id = rows.getLong(1);
-                        String payload = rows.getString(2);
-                        boolean expired = rows.getString(3).equals("running");
-                        int claim = rows.getInt(4) + 1;
-                        int lost = rows.getInt(5) + (expired ? 1 : 0);
-                        if (expired && lost >= terms.maxLostLeases()) {
-                            bury.setInt(1, lost);
-                            bury.setString(2, "lost " + lost + " leases: its claimants died or lost the database"
-                                    + " before settling it, " + lost + " times");
-                            bury.setLong(3, id);
-                            bury.addBatch();
-                            buried = true;
-                        } else {
-                            take.setString(1, terms.owner());
-                            take.setInt(2, claim);
-                            take.setInt(3, lost);
-                            take.setLong(4, terms.lease().toMillis());
-                            take.setLong(5, id);
-                            take.addBatch();
-                            claimed.add(new Job(id, payload, claim));
+                if (reserved) {
+                    try (PreparedStatement select = store.prepare(c, store.sql.suspects)) {
+                        select.setInt(1, terms.suspectWhenReady());
+                        select.setInt(2, terms.suspectWhenExpired());
+                        select.setInt(3, terms.claimBatch());
+                        try (ResultSet rows = select.executeQuery()) {
+                            while (suspect == null && rows.next()) {
+                                Job job = row(rows, take, bury);
+                                if (job == null) {
+                                    buried = true;
+                                } else {
+                                    suspect = job;
+                                    claimed.add(job);
+                                }
+                            }
+                        }
+                    }
+                }
+                if (claimed.size() < terms.claimBatch()) {
+                    try (PreparedStatement select = store.prepare(c, store.sql.unsuspected)) {
+                        select.setInt(1, terms.suspectWhenReady());
+                        select.setInt(2, terms.suspectWhenExpired());
+                        select.setInt(3, terms.claimBatch() - claimed.size());
+                        try (ResultSet rows = select.executeQuery()) {
+                            while (rows.next()) {
+                                Job job = row(rows, take, bury); // buried only when maxLostLeases is 1: no suspects then
+                                if (job == null) {
+                                    buried = true;
+                                } else {
+                                    claimed.add(job);
+                                }
+                            }
                         }
                     }
                 }
@@ -212,7 +248,8 @@ final class Claims implements Iterator<Job> {
                 }
             }
             c.commit();
-            held.took(claimed);
+            held.took(claimed, suspect, reserved);
+            reserved = false;
             if (!claimed.isEmpty()) {
                 renewal.start();
             }
@@ -224,7 +261,39 @@ final class Claims implements Iterator<Job> {
             Store.closeQuietly(connection, e); // a broken connection is not used again
             connection = null;
             throw new JobTableException("could not claim jobs from " + store.table + ": " + e.getMessage(), e);
+        } finally {
+            if (reserved) {
+                held.giveBack();
+            }
         }
+    }
+
+    /**
+     * Adds the claim of the row {@code rows} is on to {@code take}'s batch and {@return its job},
+     * or, if its lease ran out once too often (JT-3), adds its burial to {@code bury}'s and
+     * returns null.
+     */
+    private @Nullable Job row(ResultSet rows, PreparedStatement take, PreparedStatement bury) throws SQLException {
+        long id = rows.getLong(1);
+        String payload = rows.getString(2);
+        boolean expired = rows.getString(3).equals("running");
+        int claim = rows.getInt(4) + 1;
+        int lost = rows.getInt(5) + (expired ? 1 : 0);
+        if (expired && lost >= terms.maxLostLeases()) {
+            bury.setInt(1, lost);
+            bury.setString(2, "lost " + lost + " leases: its claimants died or lost the database"
+                    + " before settling it, " + lost + " times");
+            bury.setLong(3, id);
+            bury.addBatch();
+            return null;
+        }
+        take.setString(1, terms.owner());
+        take.setInt(2, claim);
+        take.setInt(3, lost);
+        take.setLong(4, terms.lease().toMillis());
+        take.setLong(5, id);
+        take.addBatch();
+        return new Job(id, payload, claim);
     }
 
     /** Writes the releases of {@link #close}; on the statements' thread. Returns null: the statement has no result. */

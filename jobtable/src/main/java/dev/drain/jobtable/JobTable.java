@@ -5,7 +5,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +23,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A table of jobs that a worker pool drains durably (spec {@code specs/job-table.md}): the pool
@@ -37,7 +41,9 @@ import javax.sql.DataSource;
  *       expired (its claimant died, or lost the database): a claim of an expired row counts a
  *       lost lease, and a row that has lost {@code maxLostLeases} leases is dead-lettered
  *       instead of claimed again, so that a job that kills its process cannot kill every process
- *       that takes it;</li>
+ *       that takes it; a row whose next lost lease would bury it is a suspect, and a table holds
+ *       one suspect at a time, so that the jobs claimed beside a job that crashes its process are
+ *       not buried with it;</li>
  *   <li>JT-4: while this table is open it renews, every third of a lease, the lease of every row
  *       it holds, so that a handler may run longer than a lease;</li>
  *   <li>JT-5: a settlement writes the row only if the row is still {@code running} under this
@@ -49,71 +55,53 @@ import javax.sql.DataSource;
  *       the claims' stream;</li>
  *   <li>JT-7: a batch of settlements is one transaction: either every write of it is made, or the
  *       settler throws and none is (the pool then names the batch unsettled, and the rows stay
- *       {@code running} until their lease expires).</li>
+ *       {@code running} until their lease expires);</li>
+ *   <li>JT-11: {@link #enqueue(Connection, List)} enqueues in the caller's transaction, and a
+ *       payload comes back exactly as it was enqueued, or is refused;</li>
+ *   <li>JT-12: a job enqueued with a run-at time, or released with a due time for its retry, is
+ *       not claimed before it;</li>
+ *   <li>JT-13: {@link #claimsUntilStopped()} waits for work (PostgreSQL's {@code LISTEN/NOTIFY},
+ *       polling on H2) until the pool stops pulling.</li>
  * </ul>
+ *
+ * <p>JT-1: opening a table that is there only reads it: it never waits behind a transaction that
+ * holds its rows.
  *
  * <p>Thread safety: every method may be called from any thread. Each stream of claims and the
  * settler use a connection of their own, taken from the data source when first needed and kept.
  */
 public final class JobTable implements AutoCloseable {
-    /*
-     * Implementation notes.
-     *
-     * The table is split by the thread that owns each piece of state; each class says the rest.
-     *   Store             immutable, every thread: the data source, the dialect, the statements,
-     *                     and opening the table (JT-1).
-     *   Terms             immutable, every thread: the owner, the lease, the claim's size, the
-     *                     leases a row may lose.
-     *   Claims            one per stream: its rows in hand under its lock (the pool's producer, or
-     *                     the thread that closes it); its connection on the stream's statements
-     *                     thread (JT-2, JT-3, JT-6).
-     *   TableSettler      the pool's settler thread: its connection, under its lock (JT-5, JT-7).
-     *   SettlementWriter  the fenced transaction that the settler and a stream's releases write
-     *                     with, on their own connections, and the count of stale writes (atomic).
-     *   Renewal           the renewer thread (JT-4): started and stopped under its lock; its
-     *                     connection is its own.
-     *   HeldClaims        the claims held (a concurrent set): a claim adds, a write removes, the
-     *                     renewer reads.
-     *   JobTable          this class: closed (volatile) and the open streams (a concurrent set),
-     *                     for any thread; enqueue and counts run on the caller's own connection.
-     * The policies shared with the core come from dev.drain.safe (decision 0055): a dead letter's
-     * text is ItemFailure.describe, and every wait that must run to its end is Uninterruptibly's.
-     *
-     * Lock order. The locks are a stream's Claims.lock, Renewal.lock, TableSettler.lock and the
-     * database's row locks; the concurrent sets and atomics take none that a caller waits for.
-     *   1. Claims.lock (one per stream). Its holder waits for the stream's statements thread, so
-     *      what that thread takes comes after it: the row locks of a claim or a release, and, after
-     *      a claim that took rows,
-     *   2. Renewal.lock, last: nothing is taken or waited for while it is held (the renewer waits
-     *      on its condition, which releases it; stop joins the renewer after releasing it).
-     *   TableSettler.lock is taken alone: its holder takes no other lock of the table, and waits
-     *   only for the database (a connection, row locks). close() takes each stream's lock, then
-     *   the renewal's, then the settler's, one at a time and never two at once.
-     *   Row locks: every transaction locks rows in id order (a claim, SKIP LOCKED; a batch of
-     *   settlements or releases, sorted by id), and the renewal holds no Java lock and skips the
-     *   rows another transaction has locked, so it never waits for a writer (JT-4, JT-7).
-     */
+    // The rooms of the table, their threads and their lock order: package-info.java.
 
-    /** A table's name: a plain SQL identifier, so that it can be written into statements as is. */
-    private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,40}");
     /** The longest failure text a dead letter keeps. */
     static final int MAX_ERROR = 2_000;
 
     private final Store store;
     private final Terms terms;
-    private final HeldClaims held = new HeldClaims();
+    /** Wakes the streams that wait for work (JT-13): signalled by enqueue, releases, the listener and a suspect's leaving. */
+    private final WorkSignal signal = new WorkSignal();
+    private final HeldClaims held = new HeldClaims(signal::signal);
+    /** How many claims the streams have run: added to by each stream's statements thread, read by tests. */
+    private final java.util.concurrent.atomic.LongAdder claimsRun = new java.util.concurrent.atomic.LongAdder();
     private final SettlementWriter writer;
     private final TableSettler settler;
     private final Renewal renewal;
+    private final Enqueuer enqueuer;
+    private final QueueOperations operations;
+    /** Hears other processes' new work on PostgreSQL (JT-13): started by the first waiting stream, stopped by close. */
+    private final Listener listener;
     /** The streams of claims not yet closed: added to by claims(), removed by a stream's close, closed by close(). */
     private final Set<Claims> streams = ConcurrentHashMap.newKeySet();
     /** Set once, by close() on any thread; read by claims() and by the settler on the pool's settler thread. */
     private volatile boolean closed;
 
-    private JobTable(Store store, Terms terms) {
+    JobTable(Store store, Terms terms) {
         this.store = store;
         this.terms = terms;
-        this.writer = new SettlementWriter(store, terms.owner(), held);
+        this.writer = new SettlementWriter(store, terms.owner(), held, signal::signal);
+        this.listener = new Listener(store, terms, signal);
+        this.enqueuer = new Enqueuer(store, signal::signal);
+        this.operations = new QueueOperations(store, signal::signal);
         this.settler = new TableSettler(store, writer, held, () -> closed, terms.owner());
         this.renewal = new Renewal(store, terms, held);
     }
@@ -125,8 +113,8 @@ public final class JobTable implements AutoCloseable {
      * @return a builder with the defaults: table {@code drain_job}, lease 30 s, claims of 64 rows,
      *     3 lost leases before a dead letter, statements that time out after 30 s
      */
-    public static Builder on(DataSource dataSource) {
-        return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+    public static JobTableBuilder on(DataSource dataSource) {
+        return new JobTableBuilder(Objects.requireNonNull(dataSource, "dataSource"));
     }
 
     /** {@return this table's owner: a name of its own, written into the rows it claims} */
@@ -140,32 +128,77 @@ public final class JobTable implements AutoCloseable {
     }
 
     /**
-     * Adds jobs, {@code ready}, in one transaction.
+     * Adds jobs, {@code ready} at once, in one transaction of a connection of the table's own
+     * (JT-11).
      *
-     * @param payloads what each job carries
+     * @param payloads what each job carries: a well-formed string without NUL, kept exactly
+     * @return the new rows' ids, in the order of {@code payloads}
+     * @throws IllegalArgumentException if a payload is one the table cannot keep exactly (then
+     *     nothing was written)
      * @throws SQLException if the database did not take them (then it took none)
      */
-    public void enqueue(List<String> payloads) throws SQLException {
-        try (Connection c = store.connect()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement insert = store.prepare(c, store.sql.insert)) {
-                for (String payload : payloads) {
-                    insert.setString(1, Objects.requireNonNull(payload, "payload"));
-                    insert.addBatch();
-                }
-                insert.executeBatch();
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                Store.rollback(c, e);
-                throw e;
-            }
-        }
+    public List<Long> enqueue(List<String> payloads) throws SQLException {
+        return enqueuer.inOwnTransaction(payloads, null);
+    }
+
+    /**
+     * Adds jobs that no claim takes before {@code runAt} (JT-12), in one transaction of a
+     * connection of the table's own (JT-11). The database's clock decides when that is, as it
+     * does for leases.
+     *
+     * @param payloads what each job carries: a well-formed string without NUL, kept exactly
+     * @param runAt the earliest time a claim may take them
+     * @return the new rows' ids, in the order of {@code payloads}
+     * @throws IllegalArgumentException if a payload is one the table cannot keep exactly (then
+     *     nothing was written)
+     * @throws SQLException if the database did not take them (then it took none)
+     */
+    public List<Long> enqueue(List<String> payloads, Instant runAt) throws SQLException {
+        return enqueuer.inOwnTransaction(payloads, Objects.requireNonNull(runAt, "runAt"));
+    }
+
+    /**
+     * Adds jobs, {@code ready} at once, on the caller's connection, in the caller's transaction
+     * (JT-11): the jobs exist if and only if that transaction commits, so a job is enqueued with
+     * the data it is about, or not at all. Nothing is committed, rolled back or closed here, and
+     * the connection's settings are left as they are; a claim sees the jobs once the caller
+     * commits. The connection must be to this table's database.
+     *
+     * @param connection the caller's connection, in the transaction the jobs belong to
+     * @param payloads what each job carries: a well-formed string without NUL, kept exactly
+     * @return the new rows' ids, in the order of {@code payloads}
+     * @throws IllegalArgumentException if a payload is one the table cannot keep exactly (then
+     *     nothing was written)
+     * @throws SQLException if the database did not take them: the caller's transaction then holds
+     *     none of them, or is failed (on PostgreSQL), and the caller rolls it back
+     */
+    public List<Long> enqueue(Connection connection, List<String> payloads) throws SQLException {
+        return enqueuer.inCallersTransaction(Objects.requireNonNull(connection, "connection"), payloads, null);
+    }
+
+    /**
+     * Adds jobs that no claim takes before {@code runAt} (JT-12) on the caller's connection, in the
+     * caller's transaction, as {@link #enqueue(Connection, List)} does (JT-11).
+     *
+     * @param connection the caller's connection, in the transaction the jobs belong to
+     * @param payloads what each job carries: a well-formed string without NUL, kept exactly
+     * @param runAt the earliest time a claim may take them, on the database's clock
+     * @return the new rows' ids, in the order of {@code payloads}
+     * @throws IllegalArgumentException if a payload is one the table cannot keep exactly (then
+     *     nothing was written)
+     * @throws SQLException if the database did not take them, as {@link #enqueue(Connection, List)} says
+     */
+    public List<Long> enqueue(Connection connection, List<String> payloads, Instant runAt) throws SQLException {
+        return enqueuer.inCallersTransaction(Objects.requireNonNull(connection, "connection"), payloads,
+                Objects.requireNonNull(runAt, "runAt"));
     }
 
     /**
      * The jobs to run, claimed from the table as the pool pulls them (JT-2, JT-3), for
-     * {@link dev.drain.pool.WorkerPool#run(Stream)}: the stream ends when a claim finds no
-     * claimable row, and closing it releases what was claimed but not pulled (JT-6). A failed
+     * {@link dev.drain.pool.WorkerPool#run(Stream)}: the stream ends when a claim finds nothing it
+     * may take (a table holds one suspect at a time, JT-3: the others are left to the next stream),
+     * and closing it releases what was claimed but not pulled (JT-6). A service's stream, which
+     * waits for work instead, is {@link #claimsUntilStopped()}. A failed
      * claim throws {@link JobTableException} from the stream, which ends the run. Give it to the
      * pool as it is: a row that an intermediate operation ({@code filter}, {@code skip}) drops is
      * neither settled nor released, and waits for its lease.
@@ -174,10 +207,35 @@ public final class JobTable implements AutoCloseable {
      * @throws IllegalStateException if this table is closed
      */
     public Stream<Job> claims() {
+        return stream(false);
+    }
+
+    /**
+     * The jobs to run, as {@link #claims()} hands them out, but waiting for work instead of ending
+     * when a claim finds nothing (JT-13): a service's stream, which ends only when the pool stops
+     * pulling (a stop, a deadline, an abort: the pool interrupts its producer, and the wait ends
+     * at once) or the stream or the table is closed. A job enqueued by this table is claimed at
+     * once; one enqueued or released by another process is heard through PostgreSQL's
+     * {@code LISTEN/NOTIFY}, and on H2, or while the notifications cannot be had, found by a claim
+     * every {@code pollInterval} (1 s by default), which is also when a scheduled job that came due
+     * (JT-12), or a dead claimant's row whose lease ran out (JT-3), is found.
+     *
+     * @return a stream of claims that waits for work, to be consumed by one thread at a time (the
+     *     pool's producer)
+     * @throws IllegalStateException if this table is closed
+     */
+    public Stream<Job> claimsUntilStopped() {
+        if (store.dialect == Dialect.POSTGRES && !closed) {
+            listener.start();
+        }
+        return stream(true);
+    }
+
+    private Stream<Job> stream(boolean waiting) {
         if (closed) {
             throw new IllegalStateException("the job table " + store.table + " is closed");
         }
-        Claims claims = new Claims(store, terms, held, renewal, writer, streams::remove);
+        Claims claims = new Claims(store, terms, held, renewal, writer, signal, waiting, claimsRun::increment, streams::remove);
         streams.add(claims);
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(claims, Spliterator.ORDERED | Spliterator.NONNULL), false)
                 .onClose(claims::close);
@@ -191,6 +249,15 @@ public final class JobTable implements AutoCloseable {
      */
     public Settler<Job> settler() {
         return settler;
+    }
+
+    /**
+     * {@return the operations on this table's queue (JT-14)}: a job and its failure, requeueing
+     * dead jobs, purging done ones, and the backlog by state. Each runs on a connection of the
+     * caller's thread; they work on a closed table too.
+     */
+    public QueueOperations operations() {
+        return operations;
     }
 
     /** {@return how many settlements matched no row, because the row had been claimed again or settled (JT-5)} */
@@ -230,7 +297,15 @@ public final class JobTable implements AutoCloseable {
             stream.close(); // releases what it claimed and was not pulled (JT-6)
         }
         renewal.stop();
+        listener.stop();
         settler.close();
+    }
+
+    /** {@return "job table NAME (DIALECT, owner OWNER, lease L, claims of N[, closed])"} */
+    @Override
+    public String toString() {
+        return "job table " + store.table + " (" + store.dialect + ", owner " + terms.owner() + ", lease " + terms.lease() + ", claims of "
+                + terms.claimBatch() + (closed ? ", closed)" : ")");
     }
 
     /** Stops renewing leases, as a process that stalls does, and nothing else: a test seam. */
@@ -243,128 +318,23 @@ public final class JobTable implements AutoCloseable {
         return renewal.failures();
     }
 
+    /** {@return how many claims this table's streams have run, for tests} */
+    long claimsRun() {
+        return claimsRun.sum();
+    }
+
+    /** {@return how many streams of this table wait for work now, for tests} */
+    int streamsWaiting() {
+        return signal.waiting();
+    }
+
+    /** {@return how many times the listener lost its connection or could not have one, for tests} */
+    long listenerOutages() {
+        return listener.outages();
+    }
+
     /** {@return how many renewals have been committed, for tests} */
     long renewals() {
         return renewal.renewals();
-    }
-
-    /**
-     * How to open a job table. Every setting has a default; {@link #open()} checks the database.
-     */
-    public static final class Builder {
-        private final DataSource dataSource;
-        // The settings below: owned by the thread that builds (a builder is not for sharing), and
-        // copied into the table's immutable Store and Terms by open().
-        private String table = "drain_job";
-        private String ownerPrefix = "drain";
-        private Duration lease = Duration.ofSeconds(30);
-        private int claimBatch = 64;
-        private int maxLostLeases = 3;
-        private Duration queryTimeout = Duration.ofSeconds(30);
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = dataSource;
-        }
-
-        /**
-         * The table's name.
-         *
-         * @param name a lower-case SQL identifier of at most 41 characters
-         * @return this builder
-         */
-        public Builder table(String name) {
-            if (!NAME.matcher(Objects.requireNonNull(name, "name")).matches()) {
-                throw new IllegalArgumentException("a table name is a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 41), not "
-                        + name);
-            }
-            this.table = name;
-            return this;
-        }
-
-        /**
-         * The first part of the owner's name, which a UUID follows (to tell processes apart in the rows).
-         *
-         * @param prefix letters, digits, dots and dashes, at most 40
-         * @return this builder
-         */
-        public Builder ownerPrefix(String prefix) {
-            if (!Objects.requireNonNull(prefix, "prefix").matches("[A-Za-z0-9.-]{1,40}")) {
-                throw new IllegalArgumentException("an owner prefix is 1 to 40 letters, digits, dots or dashes, not " + prefix);
-            }
-            this.ownerPrefix = prefix;
-            return this;
-        }
-
-        /**
-         * How long a claim holds a row without a renewal (JT-3, JT-4): the longest a dead claimant's
-         * rows wait before another claim takes them (decision 0041).
-         *
-         * @param lease at least 100 ms
-         * @return this builder
-         */
-        public Builder lease(Duration lease) {
-            if (Objects.requireNonNull(lease, "lease").compareTo(Duration.ofMillis(100)) < 0) {
-                throw new IllegalArgumentException("a lease is at least 100 ms, not " + lease);
-            }
-            this.lease = lease;
-            return this;
-        }
-
-        /**
-         * How many rows a claim takes at most (JT-2): more rows per transaction, and more held in
-         * memory that a killed process leaves to their leases (decision 0041).
-         *
-         * @param rows 1 to 10,000 (64 by default)
-         * @return this builder
-         */
-        public Builder claimBatch(int rows) {
-            if (rows < 1 || rows > 10_000) {
-                throw new IllegalArgumentException("a claim takes 1 to 10,000 rows, not " + rows);
-            }
-            this.claimBatch = rows;
-            return this;
-        }
-
-        /**
-         * How many leases a row may lose before it is dead-lettered instead of claimed again (JT-3).
-         *
-         * @param leases at least 1
-         * @return this builder
-         */
-        public Builder maxLostLeases(int leases) {
-            if (leases < 1) {
-                throw new IllegalArgumentException("maxLostLeases is at least 1, not " + leases);
-            }
-            this.maxLostLeases = leases;
-            return this;
-        }
-
-        /**
-         * How long one statement may take before the driver gives up on it (a claim then fails, a
-         * settlement batch is unsettled).
-         *
-         * @param timeout at least a second
-         * @return this builder
-         */
-        public Builder queryTimeout(Duration timeout) {
-            if (Objects.requireNonNull(timeout, "timeout").compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("a query timeout is at least a second, not " + timeout);
-            }
-            this.queryTimeout = timeout;
-            return this;
-        }
-
-        /**
-         * Connects, finds the dialect, and creates the table and its index if they are missing
-         * (JT-1). Nothing is started: the lease renewer starts with the first claim.
-         *
-         * @return the open table
-         * @throws SQLException if the database cannot be reached, is not of a known dialect, or
-         *     refuses the table; its message names the table and the cause
-         */
-        public JobTable open() throws SQLException {
-            Store store = Store.open(dataSource, table, queryTimeout);
-            return new JobTable(store, new Terms(ownerPrefix + "-" + UUID.randomUUID(), lease, claimBatch, maxLostLeases));
-        }
     }
 }

@@ -1,16 +1,11 @@
 package dev.drain.jobtable;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-import dev.drain.safe.Uninterruptibly;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The thread that renews this owner's leases (JT-4), {@code drain-jobtable-lease-<table>}: started
@@ -22,25 +17,15 @@ import org.jspecify.annotations.Nullable;
 final class Renewal {
     /*
      * start comes from a stream's statements thread (after a claim that took rows), stop from
-     * whichever thread closes the table (or a test that makes the table stall); the lock orders
-     * them, and the renewer waits on it between ticks. Everything else is the renewer's own: its
-     * connection is a local of renewUntilStopped, opened at the first tick and replaced after a
-     * failure. stop joins the renewer outside the lock, so that no renewer outlives the table.
+     * whichever thread closes the table (or a test that makes the table stall); the TableThread
+     * orders them. Everything else is the renewer's own: its connection is a local of
+     * renewUntilStopped, opened at the first tick and replaced after a failure.
      */
 
     private final Store store;
     private final Terms terms;
     private final HeldClaims held;
-    /** Orders start and stop, and guards the renewer's wait between ticks. */
-    private final ReentrantLock lock = new ReentrantLock();
-    /** CONDITION PREDICATE: stopped. The renewer waits on it between ticks; signalled by stop. */
-    private final Condition isStopped = lock.newCondition();
-    /** The renewer, once started; never started again after stop. */
-    @GuardedBy("lock")
-    private @Nullable Thread thread;
-    /** Set once, by stop. */
-    @GuardedBy("lock")
-    private boolean stopped;
+    private final TableThread thread;
     /** Renewals that failed (the database unreachable): counted by the renewer, read by tests. */
     private final AtomicLong failures = new AtomicLong();
     /** Renewals committed: counted by the renewer, read by tests. */
@@ -50,36 +35,17 @@ final class Renewal {
         this.store = store;
         this.terms = terms;
         this.held = held;
+        this.thread = new TableThread("drain-jobtable-lease-" + store.table, this::renewUntilStopped);
     }
 
     /** Starts the renewer, unless it is running or has been stopped. */
     void start() {
-        lock.lock();
-        try {
-            if (thread == null && !stopped) {
-                thread = Thread.ofPlatform().daemon().name("drain-jobtable-lease-" + store.table).start(this::renewUntilStopped);
-            }
-        } finally {
-            lock.unlock();
-        }
+        thread.start();
     }
 
     /** Stops the renewer and waits for it to end, whatever interrupts the caller (whose interrupt is kept). Idempotent. */
     void stop() {
-        Thread t;
-        lock.lock();
-        try {
-            stopped = true;
-            isStopped.signalAll();
-            t = thread;
-        } finally {
-            lock.unlock();
-        }
-        // It ends within one statement's timeout of the signal; keep waiting through an interrupt:
-        // a renewer left running would outlive the table.
-        if (t != null) {
-            Uninterruptibly.join(t);
-        }
+        thread.stop();
     }
 
     /** {@return how many renewals have failed} */
@@ -97,7 +63,7 @@ final class Renewal {
         Connection c = null;
         long interval = Math.max(1, terms.lease().toNanos() / 3);
         try {
-            while (awaitTick(interval)) {
+            while (thread.awaitTick(interval)) {
                 try {
                     if (c == null) {
                         c = store.connect();
@@ -146,23 +112,6 @@ final class Renewal {
             }
             c.commit();
             renewals.incrementAndGet();
-        }
-    }
-
-    /** Waits one interval; false once stopped. On the renewer. */
-    private boolean awaitTick(long nanos) {
-        lock.lock();
-        try {
-            long left = nanos;
-            while (!stopped && left > 0) {
-                left = isStopped.awaitNanos(left);
-            }
-            return !stopped;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // nobody interrupts it but the JVM's end: stop renewing
-            return false;
-        } finally {
-            lock.unlock();
         }
     }
 }

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -26,11 +27,14 @@ final class SettlementWriter {
     private final Store store;
     private final String owner;
     private final HeldClaims held;
+    /** Tells this table's waiting streams that rows are ready again (JT-13): its {@link WorkSignal}. */
+    private final Runnable signal;
     /** Settlements that matched no row (JT-5): added to by the writing threads, read by any thread. */
     private final AtomicLong staleWrites = new AtomicLong();
 
-    SettlementWriter(Store store, String owner, HeldClaims held) {
+    SettlementWriter(Store store, String owner, HeldClaims held, Runnable signal) {
         this.store = store;
+        this.signal = signal;
         this.owner = owner;
         this.held = held;
     }
@@ -59,26 +63,41 @@ final class SettlementWriter {
                         settle.setString(1, "done");
                         settle.setNull(2, Types.VARCHAR);
                         settle.setBoolean(3, true);
+                        settle.setNull(4, Types.BIGINT);
                     }
                     case Settlement.Failed<Job> failed -> {
                         settle.setString(1, "dead");
                         settle.setString(2, failed.failure().describe(JobTable.MAX_ERROR)
                                 .replace('\u0000', '\ufffd')); // Postgres text holds no NUL
                         settle.setBoolean(3, true);
+                        settle.setNull(4, Types.BIGINT);
                     }
-                    case Settlement.Released<Job> _ -> {
+                    case Settlement.Released<Job> released -> {
                         settle.setString(1, "ready");
                         settle.setNull(2, Types.VARCHAR);
                         settle.setBoolean(3, false);
+                        Instant retryAt = released.retryAt();
+                        if (retryAt == null) {
+                            settle.setNull(4, Types.BIGINT); // claimable at once
+                        } else {
+                            settle.setLong(4, retryAt.toEpochMilli()); // not claimable before its retry is due (JT-12)
+                        }
                     }
                 }
-                settle.setLong(4, job.id());
-                settle.setString(5, owner);
-                settle.setInt(6, job.claim());
+                settle.setLong(5, job.id());
+                settle.setString(6, owner);
+                settle.setInt(7, job.claim());
                 settle.addBatch();
             }
             long matched = batch.isEmpty() ? 0 : rowsChanged(settle.executeBatch());
+            boolean released = batch.stream().anyMatch(settlement -> settlement instanceof Settlement.Released<Job>);
+            if (released) {
+                store.notifyWork(c); // rows ready again: other processes' waiting streams hear it at the commit (JT-13)
+            }
             c.commit();
+            if (released) {
+                signal.run();
+            }
             staleWrites.addAndGet(batch.size() - matched);
         } catch (SQLException | RuntimeException e) {
             Store.rollback(c, e);

@@ -11,5 +11,20 @@ import java.time.Duration;
  * @param lease how long a claim holds a row without a renewal
  * @param claimBatch how many rows a claim takes at most
  * @param maxLostLeases how many leases a row may lose before it is dead-lettered instead of claimed
+ * @param pollInterval how long a stream that waits for work waits at most before it claims again (JT-13)
  */
-record Terms(String owner, Duration lease, int claimBatch, int maxLostLeases) {}
+record Terms(String owner, Duration lease, int claimBatch, int maxLostLeases, Duration pollInterval) {
+    /**
+     * {@return the lost leases from which a ready row is a suspect (JT-3)}: its next lost lease
+     * would bury it. With {@code maxLostLeases} 1 no row is (each first loss buries, and holding
+     * every row alone would be the only way to spare the innocent ones).
+     */
+    int suspectWhenReady() {
+        return maxLostLeases > 1 ? maxLostLeases - 1 : Integer.MAX_VALUE;
+    }
+
+    /** {@return the lost leases from which a running row whose lease ran out is a suspect}: taking it counts one more (JT-3). */
+    int suspectWhenExpired() {
+        return maxLostLeases > 1 ? maxLostLeases - 2 : Integer.MAX_VALUE;
+    }
+}

@@ -31,6 +31,8 @@ class DurableLessonTest {
                 "the table: done [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], ready [], running [], dead []");
         assertThat(run.exercise()).as("the Try it lines").isNotEmpty();
         assertThat(lines).as("the Try it lines' answer").anyMatch(line -> line.startsWith("done [1, 2, 3") && line.contains("running [], dead [4]"));
+        assertThat(lines).as("the Try it lines print the dead job's failure (JT-14)")
+                .contains("job 4 (dead, 1 claim): after 1 attempts: java.lang.IllegalStateException: poison");
     }
 
     /** jshell/README.md: script 20 starts with its lesson and uses no reflection. */

@@ -2,6 +2,7 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.jobtable.witness.HaltingRun;
 import dev.drain.jobtable.witness.WitnessedRun;
 import dev.drain.jobtable.witness.Witnesses;
 import dev.drain.support.Bounds;
@@ -208,6 +209,58 @@ class JobTableCrashTest {
         stalled.removeAll(heldByTheKilled);
         assertThat(lostALease).as("rows whose lease was lost (the killed process held %s; a survivor that stalled "
                 + "past its lease held %s)", heldByTheKilled, stalled).containsAll(twice);
+    }
+
+    /**
+     * JT-3: a job that halts its JVM is charged with its deaths alone: the jobs its process held
+     * beside it (claimed, not yet run) become suspects, each taken later on its own, and are done;
+     * only the halting job is dead-lettered, after {@code maxLostLeases} (3) deaths.
+     */
+    @Test
+    void aJobThatHaltsItsProcessIsBuriedAloneNotTheJobsBesideIt(Engines engines) throws Exception {
+        DataSource db = engines.dataSource(dialect);
+        String table = Engines.freshTable("halting");
+        List<Long> ids;
+        try (JobTable t = JobTable.on(db).table(table).open()) {
+            ids = t.enqueue(List.of("a", "halt", "b", "c", "d"));
+        }
+        List<Integer> exits = new ArrayList<>();
+        Path out = Files.createTempFile("drain-halting-child", ".out");
+        String lastOutput;
+        try {
+            while (exits.size() < 6 && !exits.contains(0)) {
+                Waits.until("no live lease on the table", () -> live(db, table) == 0);
+                Process child = ChildJvm.start(List.of("--enable-preview"), out, out, HaltingRun.class, engines.jdbcUrl(dialect), table,
+                        Long.toString(LEASE.toMillis()));
+                try {
+                    assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("a child ended").isTrue();
+                } finally {
+                    child.destroyForcibly();
+                }
+                exits.add(child.exitValue());
+            }
+            lastOutput = ChildJvm.output(out);
+        } finally {
+            Files.deleteIfExists(out);
+        }
+        assertThat(exits).as("the children's exits: halted by the job three times, then the table drained (last output: %s)",
+                lastOutput).containsExactly(HaltingRun.HALTED, HaltingRun.HALTED, HaltingRun.HALTED, 0);
+        Map<Long, Rows.Row> rows = Rows.all(db, table);
+        assertThat(rows.get(ids.get(1))).as("the halting job").satisfies(row -> {
+            assertThat(row.state()).isEqualTo("dead");
+            assertThat(row.lastError()).startsWith("lost 3 leases");
+        });
+        assertThat(List.of(ids.get(0), ids.get(2), ids.get(3), ids.get(4))).as("the jobs beside it")
+                .allSatisfy(id -> assertThat(rows.get(id)).extracting(Rows.Row::state).isEqualTo("done"));
+    }
+
+    /** {@return how many rows of {@code table} are running under a lease that has not run out} */
+    private int live(DataSource db, String table) {
+        try {
+            return Rows.inState(db, table, "running").size() - Rows.expired(db, table, dialect);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static Process startChild(String url, String table, String who, Path out) throws IOException {

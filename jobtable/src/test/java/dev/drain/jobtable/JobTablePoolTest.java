@@ -192,7 +192,7 @@ class JobTablePoolTest extends OnEveryDialect {
         assertThat(Rows.inState(db, table, "done")).containsExactly(1L, 2L, 3L, 4L);
     }
 
-    /** JT-7, JT-8: when the acknowledgements fail, the outcome is Unsettled and names them, their rows stay running, and after the lease the next run gets exactly those. */
+    /** JT-7, JT-8: when the acknowledgements fail, the outcome is Unsettled and names them, their rows stay running, and after the lease the next runs get exactly those. */
     @Test
     void failedAcknowledgementsAreNamedAndRedeliveredAfterTheLease() throws Exception {
         FaultyDataSource faulty = new FaultyDataSource(db);
@@ -216,13 +216,17 @@ class JobTablePoolTest extends OnEveryDialect {
                 .hasSize(3);
         JobTable next = open(JobTable.on(db).lease(lease));
         List<Job> redelivered = new ArrayList<>();
-        Waits.until("the unacknowledged jobs claimable again", () -> {
+        Waits.until("the unacknowledged jobs claimed again once their leases ran out (JT-3)", () -> {
             try (Stream<Job> claims = next.claims()) {
-                redelivered.addAll(claims.toList());
+                List<Job> taken = claims.toList();
+                redelivered.addAll(taken);
+                next.settler().settle(taken.stream().<Settlement<Job>>map(Settlement.Succeeded::new).toList());
+            } catch (Exception e) {
+                throw new AssertionError(e);
             }
-            return !redelivered.isEmpty();
+            return redelivered.size() >= unsettled.size();
         });
-        assertThat(Rows.ids(redelivered)).as("what the next run gets").isEqualTo(unsettled);
+        assertThat(redelivered).as("what the next runs get").extracting(Job::id).containsExactlyElementsOf(unsettled);
     }
 
     /** JT-8, JT-2: a database that goes away mid-run ends the run with what is unacknowledged named, and nothing is acknowledged that did not succeed. */

@@ -87,7 +87,7 @@ class JobTableTest extends OnEveryDialect {
     /** JT-1: a bad table name, lease or batch is refused when it is set, before any database is touched. */
     @Test
     void badSettingsAreRefusedWhenSet() {
-        JobTable.Builder builder = JobTable.on(db);
+        JobTableBuilder builder = JobTable.on(db);
         assertThatThrownBy(() -> builder.table("jobs; DROP TABLE x")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.lease(Duration.ofMillis(99))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.claimBatch(0)).isInstanceOf(IllegalArgumentException.class);
@@ -269,24 +269,11 @@ class JobTableTest extends OnEveryDialect {
         claimAll(dying);
         dying.stopRenewing();
         dying.enqueue(List.of("after0", "after1"));
-        Waits.until("both claimed rows' leases expired", () -> expiredRows() == 2);
+        Waits.until("both claimed rows' leases expired", () -> Rows.expired(db, table, dialect) == 2);
         JobTable next = open(JobTable.on(db).claimBatch(2).maxLostLeases(1));
         assertThat(claimAll(next)).as("claimed after a claim that only dead-lettered").extracting(Job::payload)
                 .containsExactly("after0", "after1");
         assertThat(Rows.inState(db, table, "dead")).hasSize(2);
-    }
-
-    /** {@return how many rows of the table are running with an expired lease, on the database's clock} */
-    private int expiredRows() {
-        try (java.sql.Connection c = db.getConnection();
-                java.sql.PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM " + table
-                        + " WHERE state = 'running' AND lease_until < " + dialect.nowMillis);
-                java.sql.ResultSet r = p.executeQuery()) {
-            r.next();
-            return r.getInt(1);
-        } catch (SQLException e) {
-            throw new AssertionError(e);
-        }
     }
 
     /** JT-4: a closed table claims and settles nothing: claims() and the settler throw, and the streams it had open are closed, their unpulled rows released. */

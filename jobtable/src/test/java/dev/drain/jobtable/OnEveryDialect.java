@@ -44,12 +44,12 @@ abstract class OnEveryDialect {
     }
 
     /** {@return {@code builder}'s table, on this test's table name, closed after the test} */
-    final JobTable open(JobTable.Builder builder) throws SQLException {
+    final JobTable open(JobTableBuilder builder) throws SQLException {
         return open(builder, table);
     }
 
     /** {@return {@code builder}'s table named {@code name} (this test's name and a suffix), closed after the test} */
-    final JobTable open(JobTable.Builder builder, String name) throws SQLException {
+    final JobTable open(JobTableBuilder builder, String name) throws SQLException {
         JobTable t = builder.table(name).open();
         opened.add(t);
         return t;

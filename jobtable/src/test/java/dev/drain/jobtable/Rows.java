@@ -64,6 +64,19 @@ final class Rows {
         return ids;
     }
 
+    /** {@return how many rows of {@code table} are running with an expired lease, on the database's clock} */
+    static int expired(DataSource db, String table, Dialect dialect) {
+        try (Connection c = db.getConnection();
+                PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM " + table
+                        + " WHERE state = 'running' AND lease_until < " + dialect.nowMillis);
+                ResultSet r = p.executeQuery()) {
+            r.next();
+            return r.getInt(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** {@return the ids of {@code jobs}} */
     static SortedSet<Long> ids(Iterable<Job> jobs) {
         SortedSet<Long> ids = new TreeSet<>();

@@ -17,12 +17,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A service over a job table as a user writes one (WP-23, WP-25, WP-27, WP-28), with witnesses: a
- * side-effect pool that goes on past its bad jobs, retries a flaky backend later, run after run
- * over the table's claims, until the JVM is told to shut down; then {@link StopOnShutdown} stops
- * the run with a deadline. The deploy tests and the contract report's {@code deploy} case send it
+ * side-effect pool that goes on past its bad jobs, retries a flaky backend later, in one run over
+ * the table's stream that waits for work (JT-13), until the JVM is told to shut down; then
+ * {@link StopOnShutdown} stops the run with a deadline. The deploy tests and the contract report's {@code deploy} case send it
  * SIGTERM.
  *
  * <p>Its jobs, by id: {@link #malformed} ones fail for good (the table marks them dead); a
@@ -60,7 +61,7 @@ public final class WitnessedService {
         Duration grace = Duration.ofMillis(Long.parseLong(args[6]));
         try (StopOnShutdown shutdown = StopOnShutdown.install(deadline, grace)) {
             serve(WitnessedRun.dataSource(args[0]), args[1], Duration.ofMillis(Long.parseLong(args[2])), Integer.parseInt(args[3]),
-                    args[4], Long.parseLong(args[7]), shutdown::received, (pool, claims) -> {
+                    args[4], Long.parseLong(args[7]), null, (pool, claims) -> {
                         System.out.println("ended " + shutdown.drain(pool, claims)); // for a failing test's message
                     });
         }
@@ -97,12 +98,14 @@ public final class WitnessedService {
     }
 
     /**
-     * Runs pools over the table's claims, one after another, until {@code over} says so.
+     * Runs one pool over the table's stream that waits for work (JT-13), until it is stopped, if
+     * {@code over} is null; else pools over the table's batch streams, one after another, until
+     * {@code over} says so.
      *
      * @param runner runs one pool over one stream of claims to its end
      */
     private static void serve(DataSource db, String table, Duration lease, int workers, String who, long stubborn,
-            BooleanSupplier over, Runner runner) throws Exception {
+            @Nullable BooleanSupplier over, Runner runner) throws Exception {
         try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open();
                 WitnessConnections witnesses = new WitnessConnections(db, table, who, workers)) {
             AtomicLong attempts = new AtomicLong();
@@ -122,6 +125,10 @@ public final class WitnessedService {
             }).name(who + "-pool").workers(workers).queueSize(workers).settler(t.settler()).settleBatch(8)
                     .retryable(IOException.class).maxRetries(3)
                     .retryBackoff(Backoff.exponential(Duration.ofMillis(20), Duration.ofMillis(200)));
+            if (over == null) {
+                runner.run(service.build(), t.claimsUntilStopped()); // a service's run: SIGTERM ends it
+                return;
+            }
             while (!over.getAsBoolean()) {
                 long before = attempts.get();
                 runner.run(service.build(), t.claims());

@@ -25,7 +25,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * A long-running service over a job table, as you would write one: a side-effect pool
  * ({@code WorkerPool.forEach}) that goes on past its bad jobs (they end dead, with their failure,
  * and are logged), retries a flaky backend later without holding a worker (one job in 50 fails its
- * first attempt), run after run over the table's claims, until the JVM is told to shut down
+ * first attempt), in one run over the table's stream that waits for work, until the JVM is told to shut down
  * (SIGTERM, Ctrl-C); then the run in progress stops gracefully, every job done is acknowledged,
  * and the process exits, within 20 s (a stop that outlives it is aborted, its unfinished jobs
  * released).
@@ -62,19 +62,13 @@ public final class Main {
                     // a flaky backend: retried later, without holding a worker, for about a minute in all
                     .retryable(IOException.class).maxRetries(8)
                     .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30)));
-            System.out.println("serving " + table.counts() + "; stop it with SIGTERM or Ctrl-C");
-            while (!shutdown.received()) {
-                long before = DONE.get();
-                RunOutcome<Job> outcome = shutdown.drain(service.build(), table.claims());
-                if (!outcome.failures().isEmpty() || !(outcome instanceof RunOutcome.Completed<Job>)) {
-                    System.out.println("a run ended " + outcome.getClass().getSimpleName() + ", "
-                            + outcome.failures().size() + " jobs dead");
-                }
-                if (DONE.get() == before && !shutdown.received()) {
-                    Thread.sleep(250); // no job was ready: look again soon
-                }
-            }
-            System.out.println("stopped after " + DONE.get() + " jobs done: " + table.counts());
+            System.out.println("serving " + table.operations().backlog() + "; stop it with SIGTERM or Ctrl-C");
+            // One run over the stream that waits for work (JT-13): a job enqueued later is claimed at once
+            // (LISTEN/NOTIFY), and SIGTERM ends the wait, then the run, within STOP_DEADLINE.
+            RunOutcome<Job> outcome = shutdown.drain(service.build(), table.claimsUntilStopped());
+            System.out.println("the run ended " + outcome.getClass().getSimpleName() + ", " + outcome.failures().size()
+                    + " jobs dead");
+            System.out.println("stopped after " + DONE.get() + " jobs done: " + table.operations().backlog());
         }
     }
 

@@ -1,0 +1,112 @@
+package dev.drain.jobtable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Adds jobs to a table (JT-11, JT-12): in a transaction of a connection of its own, or on the
+ * caller's, in the caller's transaction; each payload checked first, so that one the table cannot
+ * keep exactly is refused before anything is written; a {@code NOTIFY} in the same transaction
+ * for the waiting streams of every process (JT-13), and this process's told at once. Keeps no
+ * state: each call is the caller's thread's, on its own connection or the caller's.
+ */
+final class Enqueuer {
+    private final Store store;
+    /** Tells this process's waiting streams that jobs were added (the table's WorkSignal). */
+    private final Runnable enqueued;
+
+    Enqueuer(Store store, Runnable enqueued) {
+        this.store = store;
+        this.enqueued = enqueued;
+    }
+
+    /** Enqueues in a transaction of a connection of its own; {@return the ids} */
+    List<Long> inOwnTransaction(List<String> payloads, @Nullable Instant runAt) throws SQLException {
+        checkStorable(payloads);
+        try (Connection c = store.connect()) {
+            c.setAutoCommit(false);
+            try {
+                List<Long> ids = insert(c, payloads, runAt);
+                c.commit();
+                enqueued.run();
+                return ids;
+            } catch (SQLException | RuntimeException e) {
+                Store.rollback(c, e);
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Enqueues on the caller's connection, in its transaction; {@return the ids} This process's
+     * streams are told before the commit: one that wakes too early finds nothing and waits again.
+     */
+    List<Long> inCallersTransaction(Connection c, List<String> payloads, @Nullable Instant runAt) throws SQLException {
+        checkStorable(payloads);
+        List<Long> ids = insert(c, payloads, runAt);
+        enqueued.run();
+        return ids;
+    }
+
+    /** Inserts {@code payloads} on {@code c}, claimable from {@code runAt} (at once if null), and {@return their ids}, in order. */
+    private List<Long> insert(Connection c, List<String> payloads, @Nullable Instant runAt) throws SQLException {
+        List<Long> ids = new ArrayList<>(payloads.size());
+        if (payloads.isEmpty()) {
+            return ids;
+        }
+        try (PreparedStatement insert = store.prepareReturningId(c, store.sql.insert)) {
+            for (String payload : payloads) {
+                insert.setString(1, payload);
+                if (runAt == null) {
+                    insert.setNull(2, Types.BIGINT);
+                } else {
+                    insert.setLong(2, runAt.toEpochMilli());
+                }
+                insert.addBatch();
+            }
+            insert.executeBatch();
+            try (ResultSet keys = insert.getGeneratedKeys()) {
+                while (keys.next()) {
+                    ids.add(keys.getLong(1));
+                }
+            }
+        }
+        if (ids.size() != payloads.size()) {
+            throw new SQLException("the database returned " + ids.size() + " ids for " + payloads.size() + " jobs");
+        }
+        store.notifyWork(c); // heard by the waiting streams of every process when the transaction commits (JT-13)
+        return ids;
+    }
+
+    /**
+     * Refuses a payload the table cannot keep exactly (JT-11): {@code null}, a NUL (PostgreSQL's
+     * text cannot hold one), or a lone surrogate (not a character: PostgreSQL's driver would store
+     * it as {@code ?}). The same rule on every dialect, so that a payload means the same on each.
+     */
+    static void checkStorable(List<String> payloads) {
+        for (int i = 0; i < payloads.size(); i++) {
+            String payload = Objects.requireNonNull(payloads.get(i), "payload");
+            for (int at = 0; at < payload.length(); at++) {
+                char ch = payload.charAt(at);
+                boolean paired = Character.isHighSurrogate(ch) && at + 1 < payload.length()
+                        && Character.isLowSurrogate(payload.charAt(at + 1));
+                if (paired) {
+                    at++;
+                } else if (ch == '\u0000' || Character.isSurrogate(ch)) {
+                    throw new IllegalArgumentException("payload " + i + " cannot be kept exactly: "
+                            + (ch == '\u0000' ? "a NUL" : "a lone surrogate U+" + Integer.toHexString(ch).toUpperCase(Locale.ROOT))
+                            + " at " + at + " (nothing was enqueued)");
+                }
+            }
+        }
+    }
+}
