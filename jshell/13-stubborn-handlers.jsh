@@ -39,9 +39,9 @@ System.out.println("== 13 stubborn handlers: swallowing 1, 2, or every interrupt
     }
 }
 
-tryIt("13", "a handler that swallows 1 interrupt, under itemTimeout 100 ms, with TimeoutException retryable and " +
+tryIt("13", "a handler that swallows 1 interrupt, under itemTimeout 500 ms, with TimeoutException retryable and " +
                 "maxRetries(1): how many attempts, escalations, and what outcome?",
-        "var again = WorkerPool.<Integer, String>builder(n -> swallowing(1, new CountDownLatch(1))).workers(1).itemTimeout(Duration.ofMillis(100)).retryable(TimeoutException.class).maxRetries(1).name(\"again\").build();",
+        "var again = WorkerPool.<Integer, String>builder(n -> swallowing(1, new CountDownLatch(1))).workers(1).itemTimeout(Duration.ofMillis(500)).retryable(TimeoutException.class).maxRetries(1).name(\"again\").build();",
         "var r = runToEnd(again, List.of(1)); System.out.println(r.end() + \"; escalations=\" + r.stats().escalations());");
 
 /exit

@@ -25,9 +25,10 @@ import org.jspecify.annotations.Nullable;
  * to {@code claimBatch} claimable rows in one transaction (JT-2): at most one suspect (a row whose
  * next lost lease would bury it), if the table holds none (JT-3, {@link HeldClaims#reserveSuspect}),
  * then rows that are not suspects; it dead-letters the rows that have lost too many leases (JT-3),
- * and hands the rest out one at a time. When a claim finds nothing it can take, it ends ({@link JobTable#claims()}), or
- * waits for work ({@link JobTable#claimsUntilStopped()}, JT-13): for the table's
- * {@link WorkSignal} or the poll interval, and ends when it is closed or its caller interrupted. Closing it releases, fenced, what it claimed and did not hand out (JT-6). A failed
+ * and hands the rest out one at a time. When a claim finds nothing it may take, it ends
+ * ({@link JobTable#claims()}), or waits for work ({@link JobTable#claimsUntilStopped()}, JT-13):
+ * for the table's {@link WorkSignal} or the poll interval, ending when it is closed or its caller
+ * interrupted. Closing it releases, fenced, what it claimed and did not hand out (JT-6). A failed
  * claim or release throws {@link JobTableException}.
  */
 final class Claims implements Iterator<Job> {

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -30,13 +29,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class JobQueueTest extends OnEveryDialect {
     JobQueueTest(Dialect dialect) {
         super(dialect);
-    }
-
-    /** Pulls every claim of one stream, then closes it. */
-    private static List<Job> claimAll(JobTable t) {
-        try (Stream<Job> claims = t.claims()) {
-            return claims.toList();
-        }
     }
 
     /**

@@ -43,13 +43,6 @@ class JobTableTest extends OnEveryDialect {
         return open(JobTable.on(db));
     }
 
-    /** Pulls every claim of one stream, then closes it. */
-    private static List<Job> claimAll(JobTable t) {
-        try (Stream<Job> claims = t.claims()) {
-            return claims.toList();
-        }
-    }
-
     /** JT-1: opening creates the table, empty and of the database's dialect, and opening it again changes nothing. */
     @Test
     void openingCreatesTheTableAndOpeningAgainChangesNothing() throws SQLException {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -41,6 +42,13 @@ abstract class OnEveryDialect {
         opened.forEach(JobTable::close);
         assertThat(Thread.getAllStackTraces().keySet()).as("the tables' threads after close")
                 .noneMatch(t -> t.getName().startsWith("drain-jobtable-") && t.getName().contains("-" + table));
+    }
+
+    /** Pulls every claim of one stream of {@code t}'s, then closes it; {@return what it pulled} */
+    static List<Job> claimAll(JobTable t) {
+        try (Stream<Job> claims = t.claims()) {
+            return claims.toList();
+        }
     }
 
     /** {@return {@code builder}'s table, on this test's table name, closed after the test} */

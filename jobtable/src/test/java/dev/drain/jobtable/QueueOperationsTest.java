@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -27,12 +26,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class QueueOperationsTest extends OnEveryDialect {
     QueueOperationsTest(Dialect dialect) {
         super(dialect);
-    }
-
-    private static List<Job> claimAll(JobTable t) {
-        try (Stream<Job> claims = t.claims()) {
-            return claims.toList();
-        }
     }
 
     /** Claims every ready job of {@code t} and settles job i with {@code fates.get(i)}: "done", or the failure's message. */
