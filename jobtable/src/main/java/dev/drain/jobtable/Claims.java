@@ -132,7 +132,7 @@ final class Claims implements Iterator<Job> {
     /** Releases what was claimed and not pulled (JT-6), closes the connection and ends the stream's thread. Idempotent. */
     void close() {
         closing = true;
-        signal.signal(); // a stream waiting for work gives up the wait
+        signal.wakeToGiveUp(); // this stream's producer, if it waits for work, gives up the wait
         lock.lock();
         try {
             exhausted = true;

@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,14 +46,13 @@ final class Enqueuer {
     }
 
     /**
-     * Enqueues on the caller's connection, in its transaction; {@return the ids} This process's
-     * streams are told before the commit: one that wakes too early finds nothing and waits again.
+     * Enqueues on the caller's connection, in its transaction; {@return the ids} Nothing is told
+     * before the commit (a stream woken then would find nothing): the waiting streams hear the
+     * commit's {@code NOTIFY} on PostgreSQL, and find the jobs at their next poll on H2.
      */
     List<Long> inCallersTransaction(Connection c, List<String> payloads, @Nullable Instant runAt) throws SQLException {
         checkStorable(payloads);
-        List<Long> ids = insert(c, payloads, runAt);
-        enqueued.run();
-        return ids;
+        return insert(c, payloads, runAt); // heard at the commit, through its NOTIFY (PostgreSQL), or at the next poll (H2)
     }
 
     /** Inserts {@code payloads} on {@code c}, claimable from {@code runAt} (at once if null), and {@return their ids}, in order. */
@@ -69,7 +67,7 @@ final class Enqueuer {
                 if (runAt == null) {
                     insert.setNull(2, Types.BIGINT);
                 } else {
-                    insert.setLong(2, runAt.toEpochMilli());
+                    insert.setLong(2, epochMillis(runAt));
                 }
                 insert.addBatch();
             }
@@ -94,7 +92,10 @@ final class Enqueuer {
      */
     static void checkStorable(List<String> payloads) {
         for (int i = 0; i < payloads.size(); i++) {
-            String payload = Objects.requireNonNull(payloads.get(i), "payload");
+            String payload = payloads.get(i);
+            if (payload == null) {
+                throw new IllegalArgumentException("payload " + i + " is null (nothing was enqueued)");
+            }
             for (int at = 0; at < payload.length(); at++) {
                 char ch = payload.charAt(at);
                 boolean paired = Character.isHighSurrogate(ch) && at + 1 < payload.length()
@@ -107,6 +108,15 @@ final class Enqueuer {
                             + " at " + at + " (nothing was enqueued)");
                 }
             }
+        }
+    }
+
+    /** {@return {@code runAt} in milliseconds since the epoch} @throws IllegalArgumentException if it has none (beyond ±292 million years) */
+    static long epochMillis(Instant runAt) {
+        try {
+            return runAt.toEpochMilli();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("a run-at time in milliseconds since the epoch, not " + runAt, e);
         }
     }
 }

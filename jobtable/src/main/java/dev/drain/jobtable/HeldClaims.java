@@ -38,9 +38,6 @@ final class HeldClaims {
     /** A claim under way may take a suspect: set by {@link #reserveSuspect}, cleared by {@link #took}. */
     @GuardedBy("lock")
     private boolean reserved;
-    /** Another claim was refused the place while it was reserved: the reservation's end tells the waiting streams. */
-    @GuardedBy("lock")
-    private boolean refusedMeanwhile;
 
     /** @param suspectPlaceFree told when the table may take a suspect again (outside the lock is not needed: it takes only its own) */
     HeldClaims(Runnable suspectPlaceFree) {
@@ -56,8 +53,7 @@ final class HeldClaims {
         lock.lock();
         try {
             if (suspect != null || reserved) {
-                refusedMeanwhile |= suspect == null;
-                return false;
+                return false; // a claim refused while another one reserved finds a suspect at its next claim
             }
             reserved = true;
             return true;
@@ -76,11 +72,7 @@ final class HeldClaims {
             lock.lock();
             try {
                 reserved = false;
-                suspect = taken;
-                if (taken == null && refusedMeanwhile) {
-                    suspectPlaceFree.run(); // not on every claim: a waiting stream would claim again at once, and again
-                }
-                refusedMeanwhile = false;
+                suspect = taken; // no signal when none was taken: the waiting streams would all claim again at once
             } finally {
                 lock.unlock();
             }

@@ -201,7 +201,7 @@ public final class JobTable implements AutoCloseable {
      * waits for work instead, is {@link #claimsUntilStopped()}. A failed
      * claim throws {@link JobTableException} from the stream, which ends the run. Give it to the
      * pool as it is: a row that an intermediate operation ({@code filter}, {@code skip}) drops is
-     * neither settled nor released, and waits for its lease.
+     * neither settled nor released: the table holds it, renewing its lease, until it is closed.
      *
      * @return a stream of claims, to be consumed by one thread at a time (the pool's producer)
      * @throws IllegalStateException if this table is closed
@@ -232,11 +232,14 @@ public final class JobTable implements AutoCloseable {
     }
 
     private Stream<Job> stream(boolean waiting) {
+        Claims claims = new Claims(store, terms, held, renewal, writer, signal, waiting, claimsRun::increment, streams::remove);
+        // Registered before the check: a close() that set the flag after this check finds the
+        // stream among the open ones, and closes it; one that set it before, this check sees.
+        streams.add(claims);
         if (closed) {
+            claims.close();
             throw new IllegalStateException("the job table " + store.table + " is closed");
         }
-        Claims claims = new Claims(store, terms, held, renewal, writer, signal, waiting, claimsRun::increment, streams::remove);
-        streams.add(claims);
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(claims, Spliterator.ORDERED | Spliterator.NONNULL), false)
                 .onClose(claims::close);
     }

@@ -158,7 +158,8 @@ public final class QueueOperations {
         }
         try (Connection c = store.connect(); PreparedStatement p = store.prepare(c, store.sql.purgeDone)) {
             c.setAutoCommit(true);
-            p.setLong(1, olderThan.toMillis());
+            // beyond 2^50 ms (35,000 years) nothing is that old: the bound is cut there, not overflowed
+            p.setLong(1, olderThan.compareTo(Duration.ofMillis(1L << 50)) > 0 ? 1L << 50 : olderThan.toMillis());
             return p.executeUpdate();
         }
     }

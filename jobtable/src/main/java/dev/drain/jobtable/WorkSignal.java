@@ -8,8 +8,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * "There may be work to claim": what a stream that found nothing waits for (JT-2, JT-13). Signalled
- * when this table enqueues, when the listener hears a notification of another process's enqueue or
- * release ({@link Listener}), when a suspect leaves the table (JT-3), and when a stream is closed.
+ * when this table enqueues, releases or requeues, when the listener hears a notification of a
+ * commit that did ({@link Listener}), and when a suspect leaves the table (JT-3); a stream being
+ * closed wakes the waiters without a signal ({@link #wakeToGiveUp}).
  * A waiter reads the {@link #generation} before its claim and waits only if no signal came since,
  * so a signal between the claim and the wait is never missed.
  *
@@ -41,6 +42,19 @@ final class WorkSignal {
         lock.lock();
         try {
             generation++;
+            generationMoved.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Wakes every waiter to look at its {@code giveUp} again, without a signal: a stream being
+     * closed ends its wait, and the other streams go back to theirs (they would claim for nothing).
+     */
+    void wakeToGiveUp() {
+        lock.lock();
+        try {
             generationMoved.signalAll();
         } finally {
             lock.unlock();

@@ -76,6 +76,10 @@ class JobQueueTest extends OnEveryDialect {
                 .hasMessageContaining("a lone surrogate U+DC00 at 4");
         assertThatThrownBy(() -> t.enqueue(List.of("a\u0000b"))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("a NUL at 1");
+        assertThatThrownBy(() -> t.enqueue(java.util.Arrays.asList("fine", null))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("payload 1 is null (nothing was enqueued)");
+        assertThatThrownBy(() -> t.enqueue(List.of("never"), java.time.Instant.MAX)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a run-at time in milliseconds since the epoch");
         try (Connection c = db.getConnection()) {
             assertThatThrownBy(() -> t.enqueue(c, List.of("ends high \ud83d"))).isInstanceOf(IllegalArgumentException.class);
         }

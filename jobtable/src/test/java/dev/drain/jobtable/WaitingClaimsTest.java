@@ -162,6 +162,67 @@ class WaitingClaimsTest extends OnEveryDialect {
         }
     }
 
+    /** JT-13: closing a batch stream wakes no waiting stream: twenty batches beside an idle waiting stream cost twenty claims, and one for the waiting stream. */
+    @Test
+    void closingAStreamWakesNoOtherStream() throws Exception {
+        JobTable served = polling(NEVER);
+        try (ExecutorService runner = Executors.newVirtualThreadPerTaskExecutor(); Serving serving = serve(served, runner)) {
+            Waits.until("the stream waits for work", () -> served.streamsWaiting() == 1);
+            long before = served.claimsRun();
+            for (int i = 0; i < 20; i++) {
+                assertThat(claimAll(served)).isEmpty();
+            }
+            assertThat(served.claimsRun() - before).as("claims run by twenty batches and the waiting stream").isEqualTo(20);
+            serving.pool().requestStop();
+            serving.ended();
+        }
+    }
+
+    /**
+     * JT-4, JT-13: a stream asked for while the table is being closed is refused or closed with
+     * it: after close() returns, no stream of the table claims (a stream registered after close()
+     * looked at the open ones would claim rows the closed table can never settle). 100 rounds, each
+     * starting both calls from a barrier, on platform threads.
+     */
+    @Test
+    void aStreamRacingTheTablesCloseNeverClaimsAfterIt() throws Exception {
+        try (ExecutorService racer = Executors.newSingleThreadExecutor()) {
+            raceTheClose(racer);
+        }
+    }
+
+    private void raceTheClose(ExecutorService racer) throws Exception {
+        for (int round = 0; round < 100; round++) {
+            JobTable t = open(JobTable.on(db), table + "_" + round);
+            t.enqueue(Rows.payloads(3));
+            java.util.concurrent.CountDownLatch closedReturned = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+            CompletableFuture<Boolean> claimedAfterClose = CompletableFuture.supplyAsync(() -> {
+                Stream<Job> claims;
+                try {
+                    start.await(Bounds.WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                    claims = t.claimsUntilStopped();
+                } catch (IllegalStateException refused) {
+                    return false;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                try (claims) {
+                    assertThat(closedReturned.await(Bounds.WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                    return claims.iterator().hasNext();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }, racer);
+            start.await(Bounds.WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            t.close();
+            closedReturned.countDown();
+            assertThat(claimedAfterClose).as("round %s: a stream of the closed table claimed", round).succeedsWithin(Bounds.WAIT)
+                    .isEqualTo(false);
+            assertThat(Rows.inState(db, table + "_" + round, "ready")).as("round %s: the rows", round).hasSize(3);
+        }
+    }
+
     /**
      * JT-13: when the listening connection drops (its backend terminated), the stream falls back to
      * polling and misses nothing, and the listener comes back: a job enqueued elsewhere during the
