@@ -51,6 +51,8 @@ final class Claims implements Iterator<Job> {
     private final HeldClaims held;
     private final Renewal renewal;
     private final SettlementWriter writer;
+    /** The owner's advisory lock, taken before the first claim (JT-3). */
+    private final Presence presence;
     /** Counts a claim, for the table's tests: on the statements thread. */
     private final Runnable counted;
     /** Wakes this stream when it waits for work (JT-13). */
@@ -82,9 +84,10 @@ final class Claims implements Iterator<Job> {
     /** What one claim did: the rows it took, and whether it only dead-lettered rows (then another claim is due). */
     private record Claimed(List<Job> taken, boolean buriedOnly) {}
 
-    Claims(Store store, Terms terms, HeldClaims held, Renewal renewal, SettlementWriter writer, WorkSignal signal, boolean waiting,
-            Runnable counted, Consumer<Claims> deregister) {
+    Claims(Store store, Terms terms, HeldClaims held, Renewal renewal, SettlementWriter writer, Presence presence, WorkSignal signal,
+            boolean waiting, Runnable counted, Consumer<Claims> deregister) {
         this.store = store;
+        this.presence = presence;
         this.counted = counted;
         this.signal = signal;
         this.waiting = waiting;
@@ -196,6 +199,7 @@ final class Claims implements Iterator<Job> {
         counted.run();
         boolean reserved = held.reserveSuspect();
         try {
+            presence.ensure(); // before a row is ours: a claim's rows never look abandoned
             if (connection == null) {
                 connection = store.connect();
                 connection.setAutoCommit(false);

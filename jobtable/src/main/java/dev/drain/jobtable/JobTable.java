@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code running}, owned by this table's {@link #owner()}, with the row's claim counter
  *       incremented and a lease until now + {@code lease} on the database's clock;</li>
  *   <li>JT-3: a row is claimable when it is {@code ready}, or {@code running} with its lease
- *       expired (its claimant died, or lost the database): a claim of an expired row counts a
- *       lost lease, and a row that has lost {@code maxLostLeases} leases is dead-lettered
+ *       expired (its claimant died, or lost the database), or, on PostgreSQL, {@code running}
+ *       under an owner whose session ended (a killed process's rows come back at once): a claim
+ *       of such a row counts a lost lease, and a row that has lost {@code maxLostLeases} leases is dead-lettered
  *       instead of claimed again, so that a job that kills its process cannot kill every process
  *       that takes it; a row whose next lost lease would bury it is a suspect, and a table holds
  *       one suspect at a time, so that the jobs claimed beside a job that crashes its process are
@@ -86,6 +87,8 @@ public final class JobTable implements AutoCloseable {
     private final SettlementWriter writer;
     private final TableSettler settler;
     private final Renewal renewal;
+    /** The owner's advisory lock on PostgreSQL (JT-3): taken before the first claim, ended by close. */
+    private final Presence presence;
     private final Enqueuer enqueuer;
     private final QueueOperations operations;
     /** Hears other processes' new work on PostgreSQL (JT-13): started by the first waiting stream, stopped by close. */
@@ -101,6 +104,7 @@ public final class JobTable implements AutoCloseable {
         this.writer = new SettlementWriter(store, terms.owner(), held, signal::signal);
         this.listener = new Listener(store, terms, signal);
         this.enqueuer = new Enqueuer(store, signal::signal);
+        this.presence = new Presence(store, terms.owner());
         this.operations = new QueueOperations(store, signal::signal);
         this.settler = new TableSettler(store, writer, held, () -> closed, terms.owner());
         this.renewal = new Renewal(store, terms, held);
@@ -232,7 +236,8 @@ public final class JobTable implements AutoCloseable {
     }
 
     private Stream<Job> stream(boolean waiting) {
-        Claims claims = new Claims(store, terms, held, renewal, writer, signal, waiting, claimsRun::increment, streams::remove);
+        Claims claims = new Claims(store, terms, held, renewal, writer, presence, signal, waiting, claimsRun::increment,
+                streams::remove);
         // Registered before the check: a close() that set the flag after this check finds the
         // stream among the open ones, and closes it; one that set it before, this check sees.
         streams.add(claims);
@@ -291,7 +296,8 @@ public final class JobTable implements AutoCloseable {
      * Closes the open streams of claims (releasing what they claimed and did not hand out, JT-6),
      * stops renewing leases and closes the settler's connection; afterwards {@link #claims()} and
      * the settler throw {@link IllegalStateException}. Rows still held stay {@code running} until
-     * their lease expires (JT-3): closing does not know whether their handlers are done. Idempotent.
+     * their lease expires (JT-3), on H2; on PostgreSQL, closing ends the owner's session, and they
+     * are claimable at once: close the table after its run, never under it. Idempotent.
      */
     @Override
     public void close() {
@@ -302,6 +308,7 @@ public final class JobTable implements AutoCloseable {
         renewal.stop();
         listener.stop();
         settler.close();
+        presence.close(); // last: on PostgreSQL, the rows still held are claimable at once from here
     }
 
     /** {@return "job table NAME (DIALECT, owner OWNER, lease L, claims of N[, closed])"} */

@@ -32,7 +32,7 @@ final class Store {
         this.dialect = dialect;
         this.table = table;
         this.queryTimeoutSeconds = (int) Math.max(1, queryTimeout.toSeconds());
-        this.sql = new Statements(table, dialect.nowMillis, dialect.firstUnlocked);
+        this.sql = new Statements(table, dialect);
     }
 
     /**
@@ -218,6 +218,17 @@ final class Store {
 
     /** The statements, written once per table. */
     static final class Statements {
+        /**
+         * {@return " OR …": the row's owner holds no advisory lock under {@link Presence#KEY_SPACE}}
+         * in this database: its session ended. The lock's second key is PostgreSQL's
+         * {@code hashtext} of the owner, as {@code pg_locks} shows it (an unsigned 32 bits).
+         */
+        private static String ownerGone(String t) {
+            return " OR NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+                    + " AND l.classid = " + Presence.KEY_SPACE + " AND l.objid = (hashtext(" + t + ".owner)::bigint & 4294967295)::oid"
+                    + " AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database()))";
+        }
+
         final String insert;
         /**
          * The first claimable rows that are not suspects (JT-2, JT-3): due ready rows and expired
@@ -240,12 +251,17 @@ final class Store {
         final String purgeDone;
         final String backlog;
 
-        Statements(String t, String now, String firstUnlocked) {
+        Statements(String t, Dialect dialect) {
+            String now = dialect.nowMillis;
+            String firstUnlocked = dialect.firstUnlocked;
+            // A running row is abandoned when its lease ran out, or, on PostgreSQL, when its owner
+            // no longer holds its advisory lock: its session ended (JT-3, Presence, decision 0067).
+            String abandoned = "(lease_until < " + now + (dialect == Dialect.POSTGRES ? ownerGone(t) : "") + ")";
             String fence = " WHERE id = ? AND owner = ? AND claims = ? AND state = 'running'";
             insert = "INSERT INTO " + t + " (payload, run_at) VALUES (?, ?)";
             String columns = "SELECT id, payload, state, claims, lost_leases FROM " + t;
             String due = " AND (run_at IS NULL OR run_at <= " + now + ")";
-            String expired = "state = 'running' AND lease_until < " + now;
+            String expired = "state = 'running' AND " + abandoned;
             unsuspected = columns + " WHERE (state = 'ready' AND lost_leases < ?" + due + ") OR (" + expired + " AND lost_leases < ?)"
                     + " ORDER BY id " + firstUnlocked;
             suspects = columns + " WHERE (state = 'ready' AND lost_leases >= ?" + due + ") OR (" + expired + " AND lost_leases >= ?)"
@@ -270,8 +286,8 @@ final class Store {
             backlog = "SELECT"
                     + " COALESCE(SUM(CASE WHEN state = 'ready' AND (run_at IS NULL OR run_at <= " + now + ") THEN 1 ELSE 0 END), 0),"
                     + " COALESCE(SUM(CASE WHEN state = 'ready' AND run_at > " + now + " THEN 1 ELSE 0 END), 0),"
-                    + " COALESCE(SUM(CASE WHEN state = 'running' AND lease_until >= " + now + " THEN 1 ELSE 0 END), 0),"
-                    + " COALESCE(SUM(CASE WHEN state = 'running' AND lease_until < " + now + " THEN 1 ELSE 0 END), 0),"
+                    + " COALESCE(SUM(CASE WHEN state = 'running' AND NOT " + abandoned + " THEN 1 ELSE 0 END), 0),"
+                    + " COALESCE(SUM(CASE WHEN state = 'running' AND " + abandoned + " THEN 1 ELSE 0 END), 0),"
                     + " COALESCE(SUM(CASE WHEN state = 'done' THEN 1 ELSE 0 END), 0),"
                     + " COALESCE(SUM(CASE WHEN state = 'dead' THEN 1 ELSE 0 END), 0) FROM " + t;
         }

@@ -26,6 +26,8 @@
  *   Listener          the listener thread (JT-13, PostgreSQL), a TableThread; its connection
  *                     is its own; it signals the WorkSignal.
  *   TableThread       a table's daemon thread: started once and stopped under its lock.
+ *   Presence          the owner's advisory lock on PostgreSQL (JT-3): its session, under its
+ *                     lock; taken by a claim's statements thread, ended by close.
  *   WorkSignal        "there may be work": a generation under its lock; the waiting streams'
  *                     producers wait on it, anyone signals (JT-13).
  *   HeldClaims        the claims held (a concurrent set): a claim adds, a write removes, the

@@ -212,6 +212,67 @@ class JobTableCrashTest {
     }
 
     /**
+     * JT-3, JT-9: on PostgreSQL a killed process's rows are claimable as soon as its session ends
+     * (its owner's advisory lock with it), long before their 30 s lease: the time from the kill
+     * until every row it held is claimable is under a third of the lease, and a run that takes over
+     * finishes the table, nothing lost, nothing acknowledged twice. The figure goes to
+     * target/jobtable-rescue.md.
+     */
+    @Test
+    void aKilledProcessesRowsAreClaimableLongBeforeTheirLease(Engines engines) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dialect == Dialect.POSTGRES, "H2 has no sessions to watch: its rows wait for their lease");
+        Duration lease = Duration.ofSeconds(30);
+        DataSource db = engines.dataSource(dialect);
+        String table = Engines.freshTable("rescued");
+        JobTable observer = JobTable.on(db).table(table).open();
+        try (observer) {
+            Witnesses.create(db, dialect, table);
+            observer.enqueue(Rows.payloads(JOBS));
+            Path out = Files.createTempFile("drain-rescued-child", ".out");
+            SortedSet<Long> held;
+            long killedAt;
+            try {
+                Process child = startChild(engines.jdbcUrl(dialect), table, "child", out, lease);
+                try {
+                    Waits.until("50 jobs witnessed, or the child gone", () -> !child.isAlive() || witnessed(db, table) >= 50);
+                    assertThat(child.isAlive()).as("the child, before its kill (its output: %s)", ChildJvm.output(out)).isTrue();
+                } finally {
+                    child.destroyForcibly();
+                    assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the child killed").isTrue();
+                }
+                killedAt = System.nanoTime();
+                held = Rows.inState(db, table, "running");
+            } finally {
+                Files.deleteIfExists(out);
+            }
+            assertThat(held).as("rows the killed process held").isNotEmpty();
+            Waits.untilLookingEvery(Duration.ofMillis(5), "every row the killed process held claimable", () -> {
+                try {
+                    return observer.operations().backlog().expired() == held.size();
+                } catch (SQLException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            long rescueMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+            assertThat(rescueMillis).as("kill to claimable, ms, against a lease of %s", lease).isLessThan(lease.toMillis() / 3);
+            Files.createDirectories(Path.of("target"));
+            Files.writeString(Path.of("target", "jobtable-rescue.md"), "JobTableCrashTest, PostgreSQL, lease " + lease + ": kill -9 to "
+                    + held.size() + " rows claimable in " + rescueMillis + " ms\n");
+            Waits.until("every job done after the kill", () -> {
+                try {
+                    WitnessedRun.drain(db, table, lease, WORKERS, "parent");
+                    return Rows.inState(db, table, "done").size() == JOBS;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+        }
+        assertThat(Witnesses.attemptsByJob(db, table).keySet()).as("jobs handled at least once (nothing lost)").hasSize(JOBS);
+        assertThat(Witnesses.acknowledgementsByJob(db, table).values()).as("acknowledgements per job (none twice)").hasSize(JOBS)
+                .containsOnly(1);
+    }
+
+    /**
      * JT-3: a job that halts its JVM is charged with its deaths alone: the jobs its process held
      * beside it (claimed, not yet run) become suspects, each taken later on its own, and are done;
      * only the halting job is dead-lettered, after {@code maxLostLeases} (3) deaths.
@@ -264,10 +325,14 @@ class JobTableCrashTest {
     }
 
     private static Process startChild(String url, String table, String who, Path out) throws IOException {
+        return startChild(url, table, who, out, LEASE);
+    }
+
+    private static Process startChild(String url, String table, String who, Path out, Duration lease) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         return new ProcessBuilder(java, "--enable-preview", "-cp", classPath, WitnessedRun.class.getName(), url, table,
-                Long.toString(LEASE.toMillis()), Integer.toString(WORKERS), who)
+                Long.toString(lease.toMillis()), Integer.toString(WORKERS), who)
                 .redirectErrorStream(true).redirectOutput(out.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
     }

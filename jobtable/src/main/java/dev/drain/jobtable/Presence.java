@@ -1,0 +1,96 @@
+package dev.drain.jobtable;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * That this table's owner is alive, as PostgreSQL sees it (JT-3, decision 0067): before its first
+ * claim, the table takes a session-level advisory lock keyed by its owner's name on a connection
+ * of its own, and keeps it until it is closed. PostgreSQL drops the lock when the session ends: a
+ * process killed, or cut from the database, loses it within moments, and a claim then takes that
+ * owner's running rows without waiting for their lease ({@link Store.Statements}: a running row
+ * whose owner holds no such lock is claimable). Nothing on H2, whose rows wait for their lease.
+ *
+ * <p>The key is two 32-bit numbers: {@link #KEY_SPACE}, then PostgreSQL's {@code hashtext} of the
+ * owner. Two owners whose names hash alike look alive while either is: the other's rows then wait
+ * for their lease, as they did before; a hash never makes a live owner look dead.
+ *
+ * <p>{@link #ensure} comes from a stream's statements thread (before a claim), {@link #close}
+ * from whichever thread closes the table; the lock keeps the connection to one at a time.
+ */
+final class Presence {
+    /** The first half of every owner's advisory-lock key: "drai" in ASCII, so that drain's keys keep to themselves. */
+    static final int KEY_SPACE = 0x64726169;
+
+    private final Store store;
+    private final String owner;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** The session that holds the owner's lock: opened by the first claim, closed by close. */
+    @GuardedBy("lock")
+    private @Nullable Connection session;
+    /** Set once, by close: no lock is taken after it. */
+    @GuardedBy("lock")
+    private boolean closed;
+
+    Presence(Store store, String owner) {
+        this.store = store;
+        this.owner = owner;
+    }
+
+    /**
+     * Takes the owner's lock if this table does not hold it yet (on PostgreSQL), before a claim:
+     * once a claim's rows are {@code running} under this owner, they must not look abandoned. A
+     * session that broke is opened again (meanwhile the rows may have been taken: their late
+     * settlements are fenced, JT-5).
+     *
+     * @throws SQLException if the lock cannot be had: the claim then fails, and takes nothing
+     */
+    void ensure() throws SQLException {
+        if (store.dialect != Dialect.POSTGRES) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (closed) {
+                throw new SQLException("the job table " + store.table + " is closed");
+            }
+            Connection held = session;
+            if (held != null && held.isValid(1)) {
+                return;
+            }
+            Store.closeQuietly(held, null);
+            session = null;
+            Connection c = store.connect();
+            try {
+                c.setAutoCommit(true);
+                try (PreparedStatement take = store.prepare(c, "SELECT pg_advisory_lock(?, hashtext(?))")) {
+                    take.setInt(1, KEY_SPACE);
+                    take.setString(2, owner);
+                    take.executeQuery().close();
+                }
+            } catch (SQLException | RuntimeException e) {
+                Store.closeQuietly(c, e);
+                throw e;
+            }
+            session = c;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends the session, and with it the owner's lock: the rows this table still holds become claimable at once. Idempotent. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            Store.closeQuietly(session, null);
+            session = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
