@@ -80,8 +80,8 @@ public final class DurableReport {
                     + " not acknowledge", "JT-8, JT-6, WP-22", DurableReport::abortRedeliver),
             new Case("dead-letter", "a job no attempt can do is dead-lettered and its failure stops the intake;"
                     + " every success is acknowledged, nothing is left running", "JT-8, JT-5, WP-22", DurableReport::deadLetter),
-            new Case("kill-recover", "the process running the pool is killed (kill -9); after the lease, a new run"
-                    + " finishes the table", "JT-9, JT-3", DurableReport::killRecover),
+            new Case("kill-recover", "the process running the pool is killed (kill -9); once PostgreSQL sees its session"
+                    + " end (or its lease runs out), a new run finishes the table", "JT-9, JT-3", DurableReport::killRecover),
             new Case("deploy", "a service is sent SIGTERM, as a deploy does: it stops with a deadline, acknowledges every"
                     + " job it did, exits by itself; a new run finishes the table", "JT-10, WP-27, WP-24",
                     (c, db) -> DeployCase.run(c, db, "durable_deploy", "durable-deploy-")));
@@ -392,7 +392,7 @@ public final class DurableReport {
         int doneAtKill = Witnesses.inState(ds, table, "done").size();
 
         // The takeover: its claims end when nothing is claimable, which the killed rows are not
-        // until their leases run out, so it runs until every row is done.
+        // until PostgreSQL has seen the killed session end (JT-3), so it runs until every row is done.
         boolean finished = false;
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (!finished && System.nanoTime() < deadline) {
@@ -403,8 +403,8 @@ public final class DurableReport {
         c.fact("killed after " + witnessedAtKill + " attempts: " + doneAtKill + " jobs acknowledged, " + held.size()
                 + " held by the killed process (" + ids(held) + ")");
         SortedSet<Long> twice = Witnesses.moreThanOnce(Witnesses.attemptsByJob(ds, table));
-        c.fact("takeover: every job done " + seconds(recovery) + " after the kill (a lease of " + seconds(KILL_LEASE.toNanos())
-                + ", then the rest); attempted twice: " + ids(twice));
+        c.fact("takeover: every job done " + seconds(recovery) + " after the kill (the killed session's end, at most a lease of "
+                + seconds(KILL_LEASE.toNanos()) + ", then the rest); attempted twice: " + ids(twice));
         c.expect(finished, "every job done after the kill");
         c.expect(Witnesses.attemptsByJob(ds, table).size() == jobs, "every job attempted at least once (nothing lost)");
         acknowledgedOnce(c, ds, table, jobs);
