@@ -138,7 +138,7 @@ class QueueOperationsTest extends OnEveryDialect {
         Backlog backlog = t.operations().backlog();
         assertThat(backlog).isEqualTo(new Backlog(1, 1, 2, 1, 0, 0));
         assertThat(backlog.unfinished()).isEqualTo(5);
-        assertThat(backlog.toString()).isEqualTo("due 1, scheduled 1, running 2 (+ 1 whose lease ran out), done 0, dead 0");
+        assertThat(backlog.toString()).isEqualTo("due 1, scheduled 1, running 2 (+ 1 abandoned), done 0, dead 0");
         assertThat(t.counts()).as("counts(): three running, live or not").containsEntry(JobState.RUNNING, 3L);
     }
 }

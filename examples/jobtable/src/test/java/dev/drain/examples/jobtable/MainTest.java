@@ -27,9 +27,9 @@ class MainTest {
                 "(dead, 1 claim): after 1 attempts: java.lang.IllegalArgumentException: no such mailbox: order 3 to nobody@example.com")),
                 () -> "the dead job, in " + lines);
         assertTrue(lines.contains("requeued the jobs that died of a missing mailbox: 1"), () -> "the requeue, in " + lines);
-        assertTrue(lines.contains("backlog: due 0, scheduled 0, running 0 (+ 0 whose lease ran out), done 2, dead 1"),
+        assertTrue(lines.contains("backlog: due 0, scheduled 0, running 0 (+ 0 abandoned), done 2, dead 1"),
                 () -> "the backlog before the requeue, in " + lines);
-        assertTrue(lines.contains("backlog: due 1, scheduled 0, running 0 (+ 0 whose lease ran out), done 2, dead 0"),
+        assertTrue(lines.contains("backlog: due 1, scheduled 0, running 0 (+ 0 abandoned), done 2, dead 0"),
                 () -> "the backlog after the requeue, in " + lines);
     }
 }
