@@ -9,15 +9,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * That this table's owner is alive, as PostgreSQL sees it (JT-3, decision 0067): before its first
- * claim, the table takes a session-level advisory lock keyed by its owner's name on a connection
+ * claim, the table takes a session-level advisory lock (shared) keyed by its owner's name on a connection
  * of its own, and keeps it until it is closed. PostgreSQL drops the lock when the session ends: a
  * process killed, or cut from the database, loses it within moments, and a claim then takes that
  * owner's running rows without waiting for their lease ({@link Store.Statements}: a running row
  * whose owner holds no such lock is claimable). Nothing on H2, whose rows wait for their lease.
  *
  * <p>The key is two 32-bit numbers: {@link #KEY_SPACE}, then PostgreSQL's {@code hashtext} of the
- * owner. Two owners whose names hash alike look alive while either is: the other's rows then wait
- * for their lease, as they did before; a hash never makes a live owner look dead.
+ * owner. The lock is taken shared, so that two owners whose names hash alike both hold it and
+ * neither waits: each looks alive while either is (the other's rows then wait for their lease,
+ * as they did before); a hash never makes a live owner look dead, nor blocks a claim.
  *
  * <p>{@link #ensure} comes from a stream's statements thread (before a claim), {@link #close}
  * from whichever thread closes the table; the lock keeps the connection to one at a time.
@@ -67,7 +68,8 @@ final class Presence {
             Connection c = store.connect();
             try {
                 c.setAutoCommit(true);
-                try (PreparedStatement take = store.prepare(c, "SELECT pg_advisory_lock(?, hashtext(?))")) {
+                // shared: two owners whose names hash alike both hold it, and neither waits for the other
+                try (PreparedStatement take = store.prepare(c, "SELECT pg_advisory_lock_shared(?, hashtext(?))")) {
                     take.setInt(1, KEY_SPACE);
                     take.setString(2, owner);
                     take.executeQuery().close();

@@ -225,9 +225,13 @@ class JobTableCrashTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(dialect == Dialect.POSTGRES, "H2 has no sessions to watch: its rows wait for their lease");
         Duration lease = Duration.ofSeconds(30);
         List<Long> rescues = new ArrayList<>();
-        for (int k = 0; k < RESCUES; k++) {
-            rescues.add(killAndRescue(engines, lease));
+        for (int k = 0; rescues.size() < RESCUES && k < 3 * RESCUES; k++) {
+            long millis = killAndRescue(engines, lease);
+            if (millis >= 0) {
+                rescues.add(millis);
+            }
         }
+        assertThat(rescues).as("kills that left rows held (a kill between two claims leaves none)").hasSize(RESCUES);
         List<Long> sorted = rescues.stream().sorted().toList();
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "jobtable-rescue.md"), "JobTableCrashTest, PostgreSQL, lease " + lease + ", " + RESCUES
@@ -235,7 +239,11 @@ class JobTableCrashTest {
                 + sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1)) + ", worst " + sorted.getLast() + "\n");
     }
 
-    /** One kill of a child holding rows under {@code lease}; {@return the time until they were all claimable, in ms} */
+    /**
+     * One kill of a child holding rows under {@code lease}; {@return the time until they were all
+     * claimable, in ms, or -1 if the child held none when it was killed} The table is finished in
+     * either case, and checked: nothing lost, nothing acknowledged twice.
+     */
     private long killAndRescue(Engines engines, Duration lease) throws Exception {
         DataSource db = engines.dataSource(dialect);
         String table = Engines.freshTable("rescued");
@@ -260,16 +268,19 @@ class JobTableCrashTest {
             } finally {
                 Files.deleteIfExists(out);
             }
-            assertThat(held).as("rows the killed process held").isNotEmpty();
-            Waits.untilLookingEvery(Duration.ofMillis(5), "every row the killed process held claimable", () -> {
-                try {
-                    return observer.operations().backlog().expired() == held.size();
-                } catch (SQLException e) {
-                    throw new AssertionError(e);
-                }
-            });
-            rescueMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-            assertThat(rescueMillis).as("kill to claimable, ms, against a lease of %s", lease).isLessThan(lease.toMillis() / 3);
+            if (held.isEmpty()) {
+                rescueMillis = -1; // killed between two claims: nothing to rescue, and nothing to measure
+            } else {
+                Waits.untilLookingEvery(Duration.ofMillis(5), "every row the killed process held claimable", () -> {
+                    try {
+                        return observer.operations().backlog().expired() == held.size();
+                    } catch (SQLException e) {
+                        throw new AssertionError(e);
+                    }
+                });
+                rescueMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+                assertThat(rescueMillis).as("kill to claimable, ms, against a lease of %s", lease).isLessThan(lease.toMillis() / 3);
+            }
             Waits.until("every job done after the kill", () -> {
                 try {
                     WitnessedRun.drain(db, table, lease, WORKERS, "parent");
