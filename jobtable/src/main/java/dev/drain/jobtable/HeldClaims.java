@@ -39,7 +39,7 @@ final class HeldClaims {
     @GuardedBy("lock")
     private boolean reserved;
 
-    /** @param suspectPlaceFree told when the table may take a suspect again (outside the lock is not needed: it takes only its own) */
+    /** @param suspectPlaceFree told, under this object's lock, when the table may take a suspect again; it takes only the WorkSignal's lock, a leaf */
     HeldClaims(Runnable suspectPlaceFree) {
         this.suspectPlaceFree = suspectPlaceFree;
     }
