@@ -211,39 +211,13 @@ final class Claims implements Iterator<Job> {
             try (PreparedStatement take = store.prepare(c, store.sql.take);
                     PreparedStatement bury = store.prepare(c, store.sql.buryLost)) {
                 if (reserved) {
-                    try (PreparedStatement select = store.prepare(c, store.sql.suspects)) {
-                        select.setInt(1, terms.suspectWhenReady());
-                        select.setInt(2, terms.suspectWhenExpired());
-                        select.setInt(3, terms.claimBatch());
-                        try (ResultSet rows = select.executeQuery()) {
-                            while (suspect == null && rows.next()) {
-                                Job job = row(rows, take, bury);
-                                if (job == null) {
-                                    buried = true;
-                                } else {
-                                    suspect = job;
-                                    claimed.add(job);
-                                }
-                            }
-                        }
-                    }
+                    buried |= takeRows(c, store.sql.suspects, terms.claimBatch(), 1, claimed, take, bury);
+                    suspect = claimed.isEmpty() ? null : claimed.getFirst();
                 }
                 if (claimed.size() < terms.claimBatch()) {
-                    try (PreparedStatement select = store.prepare(c, store.sql.unsuspected)) {
-                        select.setInt(1, terms.suspectWhenReady());
-                        select.setInt(2, terms.suspectWhenExpired());
-                        select.setInt(3, terms.claimBatch() - claimed.size());
-                        try (ResultSet rows = select.executeQuery()) {
-                            while (rows.next()) {
-                                Job job = row(rows, take, bury); // buried only when maxLostLeases is 1: no suspects then
-                                if (job == null) {
-                                    buried = true;
-                                } else {
-                                    claimed.add(job);
-                                }
-                            }
-                        }
-                    }
+                    // buried only when maxLostLeases is 1: there are no suspects then
+                    int room = terms.claimBatch() - claimed.size();
+                    buried |= takeRows(c, store.sql.unsuspected, room, room, claimed, take, bury);
                 }
                 if (!claimed.isEmpty()) {
                     take.executeBatch();
@@ -271,6 +245,34 @@ final class Claims implements Iterator<Job> {
                 held.giveBack();
             }
         }
+    }
+
+    /**
+     * Runs {@code select} (the suspects' or the others', JT-3) for up to {@code limit} rows, and
+     * adds to {@code take}'s batch, and to {@code claimed}, the first {@code most} it may take,
+     * burying on the way the rows that lost too many leases. {@return whether it buried any}
+     */
+    private boolean takeRows(Connection c, String select, int limit, int most, List<Job> claimed, PreparedStatement take,
+            PreparedStatement bury) throws SQLException {
+        boolean buried = false;
+        int taken = 0;
+        try (PreparedStatement rows = store.prepare(c, select)) {
+            rows.setInt(1, terms.suspectWhenReady());
+            rows.setInt(2, terms.suspectWhenExpired());
+            rows.setInt(3, limit);
+            try (ResultSet found = rows.executeQuery()) {
+                while (taken < most && found.next()) {
+                    Job job = row(found, take, bury);
+                    if (job == null) {
+                        buried = true;
+                    } else {
+                        claimed.add(job);
+                        taken++;
+                    }
+                }
+            }
+        }
+        return buried;
     }
 
     /**

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * Adds jobs to a table (JT-11, JT-12): in a transaction of a connection of its own, or on the
  * caller's, in the caller's transaction; each payload checked first, so that one the table cannot
  * keep exactly is refused before anything is written; a {@code NOTIFY} in the same transaction
- * for the waiting streams of every process (JT-13), and this process's told at once. Keeps no
+ * for the waiting streams of every process (JT-13), and this process's told at once after a
+ * transaction of its own commits. Keeps no
  * state: each call is the caller's thread's, on its own connection or the caller's.
  */
 final class Enqueuer {
@@ -31,18 +32,9 @@ final class Enqueuer {
     /** Enqueues in a transaction of a connection of its own; {@return the ids} */
     List<Long> inOwnTransaction(List<String> payloads, @Nullable Instant runAt) throws SQLException {
         checkStorable(payloads);
-        try (Connection c = store.connect()) {
-            c.setAutoCommit(false);
-            try {
-                List<Long> ids = insert(c, payloads, runAt);
-                c.commit();
-                enqueued.run();
-                return ids;
-            } catch (SQLException | RuntimeException e) {
-                Store.rollback(c, e);
-                throw e;
-            }
-        }
+        List<Long> ids = store.inTransaction(c -> insert(c, payloads, runAt));
+        enqueued.run();
+        return ids;
     }
 
     /**
@@ -61,13 +53,14 @@ final class Enqueuer {
         if (payloads.isEmpty()) {
             return ids;
         }
+        Long runAtMillis = runAt == null ? null : epochMillis(runAt);
         try (PreparedStatement insert = store.prepareReturningId(c, store.sql.insert)) {
             for (String payload : payloads) {
                 insert.setString(1, payload);
-                if (runAt == null) {
+                if (runAtMillis == null) {
                     insert.setNull(2, Types.BIGINT);
                 } else {
-                    insert.setLong(2, epochMillis(runAt));
+                    insert.setLong(2, runAtMillis);
                 }
                 insert.addBatch();
             }

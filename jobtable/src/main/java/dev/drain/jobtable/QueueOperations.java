@@ -66,29 +66,22 @@ public final class QueueOperations {
      * @throws SQLException if the database did not take it
      */
     public void requeue(long id) throws SQLException {
-        try (Connection c = store.connect()) {
-            c.setAutoCommit(false);
-            try {
-                int changed;
-                try (PreparedStatement p = store.prepare(c, store.sql.requeue)) {
-                    p.setLong(1, id);
-                    changed = p.executeUpdate();
-                }
-                if (changed == 0) {
-                    String state = stateOf(c, id);
-                    c.rollback();
-                    if (state == null) {
-                        throw new NoSuchElementException("no job " + id + " in " + store.table);
-                    }
-                    throw new IllegalStateException("job " + id + " of " + store.table + " is " + state + ", not dead: only a dead job is requeued");
-                }
-                store.notifyWork(c);
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                Store.rollback(c, e);
-                throw e;
+        store.inTransaction(c -> {
+            int changed;
+            try (PreparedStatement p = store.prepare(c, store.sql.requeue)) {
+                p.setLong(1, id);
+                changed = p.executeUpdate();
             }
-        }
+            if (changed == 0) { // rolled back as it throws
+                String state = stateOf(c, id);
+                if (state == null) {
+                    throw new NoSuchElementException("no job " + id + " in " + store.table);
+                }
+                throw new IllegalStateException("job " + id + " of " + store.table + " is " + state + ", not dead: only a dead job is requeued");
+            }
+            store.notifyWork(c);
+            return changed;
+        });
         requeued.run();
     }
 
@@ -121,21 +114,16 @@ public final class QueueOperations {
      */
     public int requeueDead(String failureContains) throws SQLException {
         Objects.requireNonNull(failureContains, "failureContains");
-        int changed;
-        try (Connection c = store.connect()) {
-            c.setAutoCommit(false);
+        int changed = store.inTransaction(c -> {
             try (PreparedStatement p = store.prepare(c, store.sql.requeueDead)) {
                 p.setString(1, failureContains);
-                changed = p.executeUpdate();
-                if (changed > 0) {
+                int count = p.executeUpdate();
+                if (count > 0) {
                     store.notifyWork(c);
                 }
-                c.commit();
-            } catch (SQLException | RuntimeException e) {
-                Store.rollback(c, e);
-                throw e;
+                return count;
             }
-        }
+        });
         if (changed > 0) {
             requeued.run();
         }
@@ -165,9 +153,9 @@ public final class QueueOperations {
     }
 
     /**
-     * Counts the jobs in each state, telling due jobs from scheduled ones and live leases from
-     * expired ones (whose claimant died): {@code backlog().unfinished() == 0} means nothing is
-     * left to do.
+     * Counts the jobs in each state, telling due jobs from scheduled ones and live claims from
+     * abandoned ones (their lease ran out, or their owner's session ended: the claimant is gone):
+     * {@code backlog().unfinished() == 0} means nothing is left to do.
      *
      * @return the counts, read in one statement
      * @throws SQLException if the database did not answer

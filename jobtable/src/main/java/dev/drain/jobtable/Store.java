@@ -193,6 +193,31 @@ final class Store {
         return p;
     }
 
+    /** Work on a connection in a transaction ({@link #inTransaction}). */
+    @FunctionalInterface
+    interface TransactionWork<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} in one transaction of a new connection, and {@return what it returned}:
+     * committed if it returns, rolled back if it throws (what it threw is rethrown, a failed
+     * rollback suppressed in it); the connection is closed either way.
+     */
+    <T> T inTransaction(TransactionWork<T> work) throws SQLException {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollback(c, e);
+                throw e;
+            }
+        }
+    }
+
     /** Rolls {@code c} back; a failure to do so is suppressed in {@code cause}. */
     static void rollback(Connection c, Throwable cause) {
         try {

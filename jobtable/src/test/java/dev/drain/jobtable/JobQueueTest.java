@@ -183,16 +183,6 @@ class JobQueueTest extends OnEveryDialect {
         }
     }
 
-    /** Claims until a stream hands out something, looking every 20 ms, and {@return what it handed out} */
-    private static List<Job> claimWhenThere(JobTable t, String what) {
-        List<Job> claimed = new ArrayList<>();
-        Waits.untilLookingEvery(Duration.ofMillis(20), what, () -> {
-            claimed.addAll(claimAll(t));
-            return !claimed.isEmpty();
-        });
-        return claimed;
-    }
-
     /** JT-12: a job enqueued to run later is not claimed before its time on the database's clock, and is claimed once after it. */
     @Test
     void aScheduledJobIsNotClaimedBeforeItsTime() throws SQLException {

@@ -188,11 +188,7 @@ class JobTableTest extends OnEveryDialect {
         Job first = claimAll(late).getFirst();
         late.stopRenewing(); // the lease runs out, as when the process stalls
         JobTable next = open();
-        List<Job> second = new ArrayList<>();
-        Waits.until("the expired row claimed again", () -> {
-            second.addAll(claimAll(next));
-            return !second.isEmpty();
-        });
+        List<Job> second = claimWhenThere(next, "the expired row claimed again");
         assertThat(second).singleElement().satisfies(job -> {
             assertThat(job.id()).isEqualTo(first.id());
             assertThat(job.claim()).isEqualTo(2);

@@ -2,7 +2,9 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.drain.support.Waits;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -49,6 +51,16 @@ abstract class OnEveryDialect {
         try (Stream<Job> claims = t.claims()) {
             return claims.toList();
         }
+    }
+
+    /** Claims until a stream hands out something, looking every 20 ms, and {@return what it handed out} */
+    static List<Job> claimWhenThere(JobTable t, String what) {
+        List<Job> claimed = new ArrayList<>();
+        Waits.untilLookingEvery(Duration.ofMillis(20), what, () -> {
+            claimed.addAll(claimAll(t));
+            return !claimed.isEmpty();
+        });
+        return claimed;
     }
 
     /** {@return {@code builder}'s table, on this test's table name, closed after the test} */
