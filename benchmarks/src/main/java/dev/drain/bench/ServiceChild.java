@@ -7,12 +7,13 @@ import dev.drain.pool.StopOnShutdown;
 import dev.drain.pool.WorkerPool;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Issue 40's service in a JVM of its own, as {@code examples/service}'s {@code Main} is written:
- * {@link StopOnShutdown} with a deadline, and run after run of {@link ServiceWork#service} over
- * the table's claims until the JVM is told to shut down. {@link ServiceBench} starts it, sends it
+ * {@link StopOnShutdown} with a deadline, and one run of {@link ServiceWork#service} over the
+ * table's waiting stream of claims ({@code claimsUntilStopped()}) until the JVM is told to shut down. {@link ServiceBench} starts it, sends it
  * SIGTERM and measures the time to its exit.
  *
  * <p>Arguments: the JDBC URL (user and password in it), the job table, the deadline and the grace
@@ -51,13 +52,10 @@ public final class ServiceChild {
                  ServiceWork.Handler handler = new ServiceWork.Handler(db, tableName, "child", stubbornAt,
                          () -> say("stubborn"), () -> say("handling"))) {
                 WorkerPool.Builder<Job, Void> service = ServiceWork.service(handler, table, null);
-                while (!shutdown.received()) {
-                    last = shutdown.drain(service.build(), table.claims());
+                try (Stream<Job> claims = table.claimsUntilStopped()) { // waits for work until the shutdown stops the run (JT-13)
+                    last = shutdown.drain(service.build(), claims);
                     runs++;
                     runEndedAt = System.nanoTime();
-                    if (!shutdown.received()) {
-                        Thread.sleep(50); // a run ended with nothing claimable: look again soon
-                    }
                 }
                 long stale = table.staleWrites();
                 long returning = System.nanoTime();

@@ -53,7 +53,7 @@ public sealed interface Settlement<T> {
      *     failed attempt was to wait for one (WP-28): when that retry was due, on the wall clock (it
      *     may have passed); {@code null} for any other. A
      *     store that can schedule may keep the item until then, so that the backoff outlives the
-     *     run; the job table and the Kafka source redeliver it at once
+     *     run: the job table does (JT-12); the Kafka source redelivers it at once
      * @param <T> the item type
      */
     record Released<T>(T item, Why why, @Nullable Instant retryAt) implements Settlement<T> {

@@ -107,7 +107,7 @@ public final class JobTable implements AutoCloseable {
         this.presence = new Presence(store, terms.owner());
         this.operations = new QueueOperations(store, signal::signal);
         this.settler = new TableSettler(store, writer, held, () -> closed, terms.owner());
-        this.renewal = new Renewal(store, terms, held);
+        this.renewal = new Renewal(store, terms, held, presence);
     }
 
     /**

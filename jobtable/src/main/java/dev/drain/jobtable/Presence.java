@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * neither waits: each looks alive while either is (the other's rows then wait for their lease,
  * as they did before); a hash never makes a live owner look dead, nor blocks a claim.
  *
- * <p>{@link #ensure} comes from a stream's statements thread (before a claim), {@link #close}
+ * <p>{@link #ensure} comes from a stream's statements thread (before a claim) and from the renewer
+ * (every tick, so that a session that was cut is taken again while no claim runs), {@link #close}
  * from whichever thread closes the table; the lock keeps the connection to one at a time.
  */
 final class Presence {

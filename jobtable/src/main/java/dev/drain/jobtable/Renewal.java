@@ -11,8 +11,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * The thread that renews this owner's leases (JT-4), {@code drain-jobtable-lease-<table>}: started
  * by the first claim that took a row, it extends the lease of every row the table still holds to
  * now + lease, every third of a lease, until {@link #stop}. A renewal that fails is tried again at
- * the next tick; the rows' leases run out if the database stays away. A daemon: a table that is
- * never closed does not keep the JVM alive.
+ * the next tick; the rows' leases run out if the database stays away. Each tick also makes sure,
+ * on PostgreSQL, that the owner's presence is held ({@link Presence#ensure}): a presence session
+ * that was cut (a proxy's idle timeout, an administrator's {@code pg_terminate_backend}) would make
+ * the rows look abandoned (JT-3), and a stream whose producer is blocked, or a handler that runs
+ * long, runs no claim that would take it again. A daemon: a table that is never closed does not
+ * keep the JVM alive.
  */
 final class Renewal {
     /*
@@ -25,16 +29,18 @@ final class Renewal {
     private final Store store;
     private final Terms terms;
     private final HeldClaims held;
+    private final Presence presence;
     private final TableThread thread;
     /** Renewals that failed (the database unreachable): counted by the renewer, read by tests. */
     private final AtomicLong failures = new AtomicLong();
     /** Renewals committed: counted by the renewer, read by tests. */
     private final AtomicLong renewals = new AtomicLong();
 
-    Renewal(Store store, Terms terms, HeldClaims held) {
+    Renewal(Store store, Terms terms, HeldClaims held, Presence presence) {
         this.store = store;
         this.terms = terms;
         this.held = held;
+        this.presence = presence;
         this.thread = new TableThread("drain-jobtable-lease-" + store.table, this::renewUntilStopped);
     }
 
@@ -64,6 +70,11 @@ final class Renewal {
         long interval = Math.max(1, terms.lease().toNanos() / 3);
         try {
             while (thread.awaitTick(interval)) {
+                try {
+                    presence.ensure(); // before the renewal: a lost presence makes the rows look abandoned now
+                } catch (SQLException | RuntimeException e) {
+                    failures.incrementAndGet(); // the leases are renewed all the same: they still fence the rows
+                }
                 try {
                     if (c == null) {
                         c = store.connect();

@@ -27,7 +27,8 @@
  *                     is its own; it signals the WorkSignal.
  *   TableThread       a table's daemon thread: started once and stopped under its lock.
  *   Presence          the owner's advisory lock on PostgreSQL (JT-3): its session, under its
- *                     lock; taken by a claim's statements thread, ended by close.
+ *                     lock; taken by a claim's statements thread and kept by the renewer's
+ *                     ticks, ended by close.
  *   WorkSignal        "there may be work": a generation under its lock; the waiting streams'
  *                     producers wait on it, anyone signals (JT-13).
  *   HeldClaims        the claims held (a concurrent set): a claim adds, a write removes, the
@@ -42,8 +43,11 @@
  * text is ItemFailure.describe, and every wait that must run to its end is Uninterruptibly's.
  *
  * Lock order. The locks are a stream's Claims.lock, HeldClaims.lock, WorkSignal.lock, the
- * TableThreads' locks, TableSettler.lock and the database's row locks; the concurrent sets
- * and atomics take none that a caller waits for.
+ * TableThreads' locks, TableSettler.lock, Presence.lock and the database's row locks; the
+ * concurrent sets and atomics take none that a caller waits for. Presence.lock is taken with no
+ * other Java lock held by its thread (a claim's statements thread, before the claim; the
+ * renewer), and nothing is taken under it but its session's shared advisory lock, which no one
+ * holds exclusively, so it waits only for the database.
  *   1. Claims.lock (one per stream). Its holder waits for the stream's statements thread, so
  *      what that thread takes comes after it: the row locks of a claim or a release, and, after
  *      a claim that took rows,

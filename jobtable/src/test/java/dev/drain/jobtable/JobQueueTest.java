@@ -2,12 +2,14 @@ package dev.drain.jobtable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.drain.pool.Settlement;
 import dev.drain.support.Bounds;
 import dev.drain.support.Waits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,8 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * JT-1, JT-3, JT-11: the table as a job queue a service runs on: opening it beside live
- * transactions, payloads kept exactly or refused, enqueue in the caller's transaction, and one
- * suspect per claimant. On both dialects.
+ * transactions, payloads kept exactly or refused, enqueue in the caller's transaction, one
+ * suspect per claimant, and a presence that is kept while no claim runs. On both dialects.
  */
 @ParameterizedClass
 @EnumSource(Dialect.class)
@@ -230,5 +232,50 @@ class JobQueueTest extends OnEveryDialect {
         JobTable.on(db).table(table).migrate();
         JobTable t = open(JobTable.on(db));
         assertThat(claimAll(t)).extracting(Job::payload).containsExactly("from before");
+    }
+
+    /**
+     * JT-3, JT-4: the owner's presence cut while its table holds a row and runs no claim (a
+     * proxy's idle timeout, an administrator's {@code pg_terminate_backend}) is taken again at the
+     * renewer's next tick, without a claim: then another table's claim finds the row alive, and
+     * the holder's settlement is the one the row keeps. Before, only a claim took it again, and
+     * a table whose producer never claimed again left its rows looking abandoned.
+     */
+    @Test
+    void aCutPresenceIsTakenAgainByTheRenewer() throws Exception {
+        assumeTrue(dialect == Dialect.POSTGRES, "H2 has no sessions to watch: its rows wait for their lease");
+        JobTable holder = open(JobTable.on(db).lease(Duration.ofSeconds(3)));
+        JobTable other = open(JobTable.on(db));
+        holder.enqueue(List.of("held"));
+        Job job = claimAll(holder).getFirst();
+        int cut = presenceBackend(holder.owner());
+        try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement("SELECT pg_terminate_backend(?)")) {
+            p.setInt(1, cut);
+            p.executeQuery().close();
+        }
+        Waits.until("the presence held by a session other than the one cut", () -> {
+            int now = presenceBackend(holder.owner());
+            return now != 0 && now != cut;
+        });
+        assertThat(claimAll(other)).as("what another table claims").isEmpty();
+        holder.settler().settle(List.of(new Settlement.Succeeded<>(job)));
+        assertThat(Rows.inState(db, table, "done")).containsExactly(job.id());
+        assertThat(holder.staleWrites()).isZero();
+    }
+
+    /** {@return the backend that holds {@code owner}'s presence lock (JT-3), or 0 if none does} */
+    private int presenceBackend(String owner) {
+        try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement(
+                "SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ?"
+                        + " AND l.objid = (hashtext(?)::bigint & 4294967295)::oid"
+                        + " AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())")) {
+            p.setLong(1, Presence.KEY_SPACE);
+            p.setString(2, owner);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? r.getInt(1) : 0;
+            }
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.drain.examples.jobtable;
 
 import dev.drain.jobtable.Job;
 import dev.drain.jobtable.JobTable;
+import dev.drain.jobtable.PayloadCodec;
 import dev.drain.jobtable.QueueOperations;
 import dev.drain.lab.LocalPostgres;
 import dev.drain.pool.ItemFailure;
@@ -34,6 +35,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  *   <li>each order is written with its e-mail job in one transaction ({@code enqueue(connection,
  *       …)}, JT-11): an order rolled back sends nothing;</li>
  *   <li>a reminder is enqueued to run two seconds later (JT-12);</li>
+ *   <li>each job carries an {@link Email}, written and read by a {@link PayloadCodec} (JT-15): any
+ *       library's JSON would do, here it is by hand;</li>
  *   <li>once nothing is left to do ({@code backlog()}, JT-14), the mailer is stopped; a job that
  *       failed for good is read with its failure ({@code job(id)}), and requeued by its failure's
  *       text ({@code requeueDead(text)}).</li>
@@ -44,6 +47,18 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class Main {
     private Main() {}
+
+    /** What an e-mail job carries. */
+    record Email(String to, String subject) {}
+
+    /** An e-mail as "to", a newline and the subject; the text of a job that is not one cannot be read (JT-15). */
+    static final PayloadCodec<Email> EMAILS = PayloadCodec.of(e -> e.to() + "\n" + e.subject(), text -> {
+        String[] parts = text.split("\n", 2);
+        if (parts.length < 2) {
+            throw new IllegalArgumentException("not an e-mail: no subject line");
+        }
+        return new Email(parts[0], parts[1]);
+    });
 
     public static void main(String[] args) throws Exception {
         String url = args.length > 0 && !args[0].isBlank() ? args[0] : null;
@@ -65,10 +80,11 @@ public final class Main {
             // 2. The mailer: one job, one e-mail; a mailbox that does not exist fails for good.
             ConcurrentSkipListSet<String> sent = new ConcurrentSkipListSet<>();
             WorkerPool<Job, Void> mailer = WorkerPool.<Job>forEach(job -> {
-                if (job.payload().contains("nobody@")) {
-                    throw new IllegalArgumentException("no such mailbox: " + job.payload());
+                Email email = EMAILS.read(job);
+                if (email.to().startsWith("nobody@")) {
+                    throw new IllegalArgumentException("no such mailbox: " + email.to());
                 }
-                sent.add(job.payload()); // here: the e-mail is sent
+                sent.add(email.subject() + " to " + email.to()); // here: the e-mail is sent
             }).workers(4).settler(emails.settler()).name("mailer").build();
             Future<RunOutcome<Job>> served = mailerThread.submit(() -> {
                 try (Stream<Job> claims = emails.claimsUntilStopped()) {
@@ -82,7 +98,7 @@ public final class Main {
             placeOrder(db, emails, 3, "nobody@example.com", true);
             // 4. A reminder, not sent before it is due.
             Instant due = Instant.now().plusSeconds(2);
-            emails.enqueue(List.of("reminder to ada@example.com"), due);
+            emails.enqueue(EMAILS.encodeAll(List.of(new Email("ada@example.com", "reminder"))), due);
             out.println("enqueued: orders 1 and 3 with their e-mails (order 2 rolled back), a reminder due at " + due);
 
             // 5. Once nothing is left to do, stop the mailer.
@@ -112,7 +128,7 @@ public final class Main {
                 insert.setString(2, customer);
                 insert.executeUpdate();
             }
-            emails.enqueue(c, List.of("order " + order + " to " + customer));
+            emails.enqueue(c, EMAILS.encodeAll(List.of(new Email(customer, "order " + order))));
             if (commit) {
                 c.commit();
             } else {

@@ -24,7 +24,7 @@ class MainTest {
         List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
         assertTrue(lines.contains("sent: [order 1 to ada@example.com, reminder to ada@example.com]"), () -> "sent, in " + lines);
         assertTrue(lines.stream().anyMatch(line -> line.startsWith("dead: job ") && line.endsWith(
-                "(dead, 1 claim): after 1 attempts: java.lang.IllegalArgumentException: no such mailbox: order 3 to nobody@example.com")),
+                "(dead, 1 claim): after 1 attempts: java.lang.IllegalArgumentException: no such mailbox: nobody@example.com")),
                 () -> "the dead job, in " + lines);
         assertTrue(lines.contains("requeued the jobs that died of a missing mailbox: 1"), () -> "the requeue, in " + lines);
         assertTrue(lines.contains("backlog: due 0, scheduled 0, running 0 (+ 0 abandoned), done 2, dead 1"),
