@@ -33,7 +33,8 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * JT-9: a child JVM runs a pool over a job table ({@link WitnessedRun}) and is killed with SIGKILL
+ * JT-9, JT-13: a child JVM runs a pool over a job table ({@link WitnessedRun}; every other killed
+ * child over the waiting stream, {@code claimsUntilStopped()}) and is killed with SIGKILL
  * ({@code Process.destroyForcibly}) once a random number of jobs has been witnessed; this JVM
  * then finishes the table. The witnesses are outside the adapter: the handler's own row per
  * attempt, and a trigger that logs every acknowledgement. {@code -Djt.kills=N} sets how many
@@ -59,7 +60,7 @@ class JobTableCrashTest {
     /** What one kill showed. */
     record Kill(int witnessedAtKill, int heldAtKill, int doneAtKill, int handledTwice, long recoveryMillis) {}
 
-    /** JT-9, JT-3: after a kill -9 at a random moment and a run that takes over, every job was handled, none acknowledged twice, and the jobs handled twice were held by the killed process. */
+    /** JT-9, JT-3, JT-13: after a kill -9 at a random moment (of a batch stream's run, or a waiting stream's) and a run that takes over, every job was handled, none acknowledged twice, and the jobs handled twice were held by the killed process. */
     @Test
     void aKilledProcessLosesNothingAndAcknowledgesNothingTwice(Engines engines) throws Exception {
         DataSource db = engines.dataSource(dialect);
@@ -67,7 +68,8 @@ class JobTableCrashTest {
         Random random = new Random(SEED + dialect.name().hashCode());
         List<Kill> kills = new ArrayList<>();
         for (int k = 0; k < KILLS; k++) {
-            kills.add(killAndRecover(db, url, Engines.freshTable("killed"), 1 + random.nextInt(JOBS * 2 / 3)));
+            // every other child serves a waiting stream (JT-13), the service's, which a kill ends as well
+            kills.add(killAndRecover(db, url, Engines.freshTable("killed"), 1 + random.nextInt(JOBS * 2 / 3), k % 2 == 1));
         }
         assertThat(kills).as("kills").hasSize(KILLS)
                 .allSatisfy(kill -> assertThat(kill.handledTwice()).isLessThanOrEqualTo(kill.heldAtKill()));
@@ -90,14 +92,14 @@ class JobTableCrashTest {
                         + ", seed " + SEED + "\n\n" + md);
     }
 
-    private Kill killAndRecover(DataSource db, String url, String table, int killAfter) throws Exception {
+    private Kill killAndRecover(DataSource db, String url, String table, int killAfter, boolean waiting) throws Exception {
         try (JobTable t = JobTable.on(db).table(table).open()) {
             Witnesses.create(db, dialect, table);
             t.enqueue(Rows.payloads(JOBS));
         }
         Path out = Files.createTempFile("drain-crash-child", ".out");
         try {
-            Process child = startChild(url, table, "child", out);
+            Process child = startChild(url, table, "child", out, LEASE, waiting);
             try {
                 Waits.until(killAfter + " jobs witnessed, or the child gone", () -> !child.isAlive() || witnessed(db, table) >= killAfter);
                 assertThat(child.isAlive()).as("the child, before its kill (its output: %s)", ChildJvm.output(out)).isTrue();
@@ -255,7 +257,7 @@ class JobTableCrashTest {
             SortedSet<Long> held;
             long killedAt;
             try {
-                Process child = startChild(engines.jdbcUrl(dialect), table, "child", out, lease);
+                Process child = startChild(engines.jdbcUrl(dialect), table, "child", out, lease, true);
                 try {
                     Waits.until("50 jobs witnessed, or the child gone", () -> !child.isAlive() || witnessed(db, table) >= 50);
                     assertThat(child.isAlive()).as("the child, before its kill (its output: %s)", ChildJvm.output(out)).isTrue();
@@ -349,14 +351,14 @@ class JobTableCrashTest {
     }
 
     private static Process startChild(String url, String table, String who, Path out) throws IOException {
-        return startChild(url, table, who, out, LEASE);
+        return startChild(url, table, who, out, LEASE, false);
     }
 
-    private static Process startChild(String url, String table, String who, Path out, Duration lease) throws IOException {
+    private static Process startChild(String url, String table, String who, Path out, Duration lease, boolean waiting) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         return new ProcessBuilder(java, "--enable-preview", "-cp", classPath, WitnessedRun.class.getName(), url, table,
-                Long.toString(lease.toMillis()), Integer.toString(WORKERS), who)
+                Long.toString(lease.toMillis()), Integer.toString(WORKERS), who, waiting ? "waiting" : "claims")
                 .redirectErrorStream(true).redirectOutput(out.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
     }

@@ -9,6 +9,7 @@ import dev.drain.pool.RunOutcome;
 import dev.drain.pool.Settlement;
 import dev.drain.pool.Settler;
 import dev.drain.pool.WorkerPool;
+import dev.drain.support.Bounds;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,10 +20,12 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -31,8 +34,9 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
 /**
- * JT-8: generated runs of a pool over a job table, each ended its own way at its own moment,
- * each on a table of its own: afterwards the table holds exactly the books. On both dialects.
+ * JT-8, JT-13: generated runs of a pool over a job table, over {@code claims()} or the waiting
+ * stream, each ended its own way at its own moment, each on a table of its own: afterwards the
+ * table holds exactly the books. On both dialects.
  * {@code -Djt.schedules=N} sets how many runs (the heavy profile asks 300), {@code -Djt.seed}
  * the seed.
  */
@@ -72,26 +76,37 @@ class JobTableProperties {
      * @param claimBatch rows per claim
      * @param settleBatch settlements per batch
      * @param failEvery every this-th job fails for good (0: none)
-     * @param ending how it ends
+     * @param ending how it ends; over the waiting stream, {@code NATURAL} is a stop once no row is
+     *     ready or running (the stream never runs out), and a stop or an abort that the results
+     *     never reach comes the same way
      * @param endAfter when
+     * @param waiting whether the pool pulls the waiting stream ({@code claimsUntilStopped()}, JT-13)
+     *     rather than {@code claims()}
      */
     record Schedule(int jobs, int workers, int queueSize, int claimBatch, int settleBatch, int failEvery, Ending ending,
-            int endAfter) {}
+            int endAfter, boolean waiting) {}
 
     static Gen<Schedule> schedules() {
         Gen<int[]> shape = Generate.range(0, 40).zip(Generate.range(1, 6), Generate.range(1, 6), Generate.range(1, 8),
                 (jobs, workers, queue, claim) -> new int[] {jobs, workers, queue, claim});
-        return shape.zip(Generate.range(1, 8), Generate.range(0, 5), Generate.enumValues(Ending.class), Generate.range(0, 30),
-                (s, settle, failEvery, ending, endAfter) -> new Schedule(s[0], s[1], s[2], s[3], settle, failEvery, ending, endAfter));
+        // endAfter and waiting drawn together (a zip takes five): 0-29 over claims(), 30-59 over the waiting stream
+        return shape.zip(Generate.range(1, 8), Generate.range(0, 5), Generate.enumValues(Ending.class), Generate.range(0, 59),
+                (s, settle, failEvery, ending, drawn) -> new Schedule(s[0], s[1], s[2], s[3], settle, failEvery, ending, drawn % 30,
+                        drawn >= 30));
     }
 
-    /** JT-8, JT-6: after any run, done rows are the succeeded items, dead rows the failures, and every other row is ready again and is what the next claim gets. */
+    /** JT-8, JT-6, JT-13: after any run, over either stream, done rows are the succeeded items, dead rows the failures, and every other row is ready again and is what the next claim gets. */
     @Test
     void theTableHoldsExactlyTheBooks(Engines engines) {
         DataSource db = engines.dataSource(dialect);
         AtomicInteger runs = new AtomicInteger();
+        AtomicInteger waiting = new AtomicInteger();
         qt().withFixedSeed(SEED).withExamples(SCHEDULES).withShrinkCycles(30).forAll(schedules())
-                .checkAssert(schedule -> check(db, "p" + runs.incrementAndGet(), schedule));
+                .checkAssert(schedule -> {
+                    waiting.addAndGet(schedule.waiting() ? 1 : 0);
+                    check(db, "p" + runs.incrementAndGet(), schedule);
+                });
+        assertThat(waiting.get()).as("runs over the waiting stream, of %s", runs.get()).isPositive().isLessThan(runs.get());
     }
 
     private static void check(DataSource db, String name, Schedule s) {
@@ -121,9 +136,14 @@ class JobTableProperties {
                 pool.abort();
             }
             Results<Job, Long> ran;
-            try (Stream<Job> claims = t.claims(); Results<Job, Long> results = pool.run(claims)) {
+            try (Stream<Job> claims = s.waiting() ? t.claimsUntilStopped() : t.claims(); Results<Job, Long> results = pool.run(claims)) {
                 ran = results;
-                readUntilTheEnding(results, pool, s);
+                StopWhenDrained stopper = new StopWhenDrained(t, pool, s.waiting());
+                try {
+                    readUntilTheEnding(results, pool, s);
+                } finally {
+                    stopper.close();
+                }
             }
             RunOutcome<Job> outcome = ran.outcome().orElseThrow();
             assertThat(outcome).as("the outcome").isNotInstanceOf(RunOutcome.Unsettled.class);
@@ -174,6 +194,47 @@ class JobTableProperties {
             assertThat(Rows.ids(again)).as("what the next claim gets").isEqualTo(ready);
         } catch (SQLException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Over the waiting stream, which never runs out: stops the pool once no row is ready or
+     * running, looking every 10 ms on a thread of its own until closed (a run ended by the
+     * schedule's stop, abort or failure ends the stream before). Over {@code claims()}, nothing.
+     */
+    private static final class StopWhenDrained {
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private final @Nullable Thread looker;
+
+        StopWhenDrained(JobTable t, WorkerPool<Job, Long> pool, boolean waiting) {
+            looker = !waiting ? null : Thread.ofVirtual().start(() -> {
+                try {
+                    while (!closed.get()) {
+                        Backlog backlog = t.operations().backlog();
+                        if (backlog.due() + backlog.running() + backlog.expired() == 0) {
+                            pool.requestStop(); // what a service's owner does once the work is done
+                        }
+                        Thread.sleep(10); // a dashboard's look, not a synchronization: the stop is what ends the run
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (SQLException e) {
+                    throw new AssertionError(e);
+                }
+            });
+        }
+
+        /** Stops looking, and waits for the looker to end. */
+        void close() {
+            closed.set(true);
+            if (looker != null) {
+                try {
+                    assertThat(looker.join(Bounds.WAIT)).as("the stopper ended").isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+            }
         }
     }
 

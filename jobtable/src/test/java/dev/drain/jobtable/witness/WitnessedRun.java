@@ -17,7 +17,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * with {@code kill -9}, and, through {@link #drain}, the run that takes over from it.
  *
  * <p>Arguments of {@link #main}: JDBC URL, table, lease in milliseconds, workers, who (the
- * owner's prefix, written into the witness).
+ * owner's prefix, written into the witness), and optionally {@code waiting}: a service's stream
+ * ({@code claimsUntilStopped()}), which never ends by itself, for a process that is killed.
  */
 public final class WitnessedRun {
     private WitnessedRun() {}
@@ -29,7 +30,8 @@ public final class WitnessedRun {
      * @throws Exception whatever the run throws: the process then exits with status 1
      */
     public static void main(String[] args) throws Exception {
-        drain(dataSource(args[0]), args[1], Duration.ofMillis(Long.parseLong(args[2])), Integer.parseInt(args[3]), args[4]);
+        drain(dataSource(args[0]), args[1], Duration.ofMillis(Long.parseLong(args[2])), Integer.parseInt(args[3]), args[4],
+                args.length > 5 && args[5].equals("waiting"));
     }
 
     /**
@@ -61,6 +63,24 @@ public final class WitnessedRun {
      * @throws Exception if the database or the run fails
      */
     public static long drain(DataSource db, String table, Duration lease, int workers, String who) throws Exception {
+        return drain(db, table, lease, workers, who, false);
+    }
+
+    /**
+     * Runs a pool as {@link #drain(DataSource, String, Duration, int, String)} does, over the
+     * table's waiting stream if asked, which ends only when the run is stopped (or the process
+     * killed).
+     *
+     * @param db the database
+     * @param table the job table, with its {@link Witnesses}
+     * @param lease the lease of its claims
+     * @param workers the pool's workers, and the witness's connections
+     * @param who the owner's prefix
+     * @param waiting whether to serve {@code claimsUntilStopped()} rather than {@code claims()}
+     * @return how many jobs it acknowledged as done
+     * @throws Exception if the database or the run fails
+     */
+    public static long drain(DataSource db, String table, Duration lease, int workers, String who, boolean waiting) throws Exception {
         try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open();
                 WitnessConnections witnesses = new WitnessConnections(db, table, who, workers)) {
             WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
@@ -68,7 +88,7 @@ public final class WitnessedRun {
                 Thread.sleep(2); // the job's own work, after its effect is durable
                 return job.id();
             }).name(who + "-pool").workers(workers).queueSize(workers).settler(t.settler()).settleBatch(8).build();
-            try (Stream<Job> claims = t.claims(); Results<Job, Long> results = pool.run(claims)) {
+            try (Stream<Job> claims = waiting ? t.claimsUntilStopped() : t.claims(); Results<Job, Long> results = pool.run(claims)) {
                 results.forEachRemaining(id -> {});
                 return results.stats().succeeded();
             }
