@@ -174,8 +174,8 @@ def main(argv):
     if sg:
         d, g = sg[0]["deadline_s"], sg[0]["grace_s"]
         out += ["## 3. SIGTERM to the process's exit", "",
-                f"`ServiceChild`, a service as `examples/service` writes one: `StopOnShutdown.install({d:g} s, {g:g} s)`, run "
-                f"after run of the service over a table of {sg[0]['jobs']:,} jobs of the scenario's backlog (its lease 3 s), "
+                f"`ServiceChild`, a service as `examples/service` writes one: `StopOnShutdown.install({d:g} s, {g:g} s)`, one run "
+                f"of the service over the waiting stream (`claimsUntilStopped()`) of a table of {sg[0]['jobs']:,} jobs of the scenario's backlog (its lease 3 s), "
                 "in a JVM of its own. SIGTERM (`Process.destroy()`) a random moment after its first job is done (graceful), "
                 "or after its attempt number `stubborn at` began (stubborn: that attempt ignores every interrupt, "
                 "forever); the time is from the signal to the process's exit, as the driver sees it. `run ended` is "

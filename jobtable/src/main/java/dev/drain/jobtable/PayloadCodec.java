@@ -27,7 +27,10 @@ import java.util.Objects;
  *
  * <p>A codec is called on the enqueuer's thread and on the attempts' threads, concurrently: it must
  * be safe for that (a stateless one is). It should read back exactly what it wrote: the table keeps
- * the text exactly (JT-11), the codec its meaning.
+ * the text exactly (JT-11), the codec its meaning. What it throws is caught as an
+ * {@code Exception}: an {@code Error} (a {@code StackOverflowError} on deeply nested text, an
+ * {@code OutOfMemoryError}) goes through as it is, and fails the attempt with itself as the cause,
+ * like any handler's {@code Error}.
  *
  * @param <P> the payload type
  */
@@ -129,7 +132,8 @@ public interface PayloadCodec<P> {
      * @return their texts, in the same order
      * @throws IllegalArgumentException if a payload is null, or the codec throws for it or returns
      *     null: the message names its position, the cause is the codec's (then nothing was enqueued,
-     *     since nothing was handed to the table)
+     *     since nothing was handed to the table); if the codec was interrupted, the interrupt is
+     *     kept on the thread
      */
     default List<String> encodeAll(List<? extends P> payloads) {
         List<String> texts = new ArrayList<>(payloads.size());
@@ -163,8 +167,9 @@ public interface PayloadCodec<P> {
      * @return its payload
      * @throws UnreadablePayload if the codec throws for the job's text, or returns null: the
      *     codec's error is its cause and is in its message, which the dead letter keeps
-     * @throws InterruptedException if the codec was interrupted (the attempt's timeout or the
-     *     pool's cancellation): that is the attempt's fate, not the payload's
+     * @throws InterruptedException if the codec threw it (the attempt's timeout or the pool's
+     *     cancellation interrupted it): that is the attempt's fate, not the payload's. A codec that
+     *     wraps its interrupt in another exception is read as unreadable
      */
     default P read(Job job) throws UnreadablePayload, InterruptedException {
         P payload;

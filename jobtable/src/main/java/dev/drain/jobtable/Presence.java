@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #ensure} comes from a stream's statements thread (before a claim) and from the renewer
  * (every tick, so that a session that was cut is taken again while no claim runs), {@link #close}
- * from whichever thread closes the table; the lock keeps the connection to one at a time.
+ * from whichever thread closes the table; the lock guards the session field and the closed flag
+ * only, and nothing is done under it but reading and swapping them.
  */
 final class Presence {
     /** The first half of every owner's advisory-lock key: "drai" in ASCII, so that drain's keys keep to themselves. */
@@ -31,7 +32,7 @@ final class Presence {
     private final Store store;
     private final String owner;
     private final ReentrantLock lock = new ReentrantLock();
-    /** The session that holds the owner's lock: opened by the first claim, closed by close. */
+    /** The session that holds the owner's lock: opened by the first claim, replaced by ensure, closed by close. */
     @GuardedBy("lock")
     private @Nullable Connection session;
     /** Set once, by close: no lock is taken after it. */
@@ -44,56 +45,86 @@ final class Presence {
     }
 
     /**
-     * Takes the owner's lock if this table does not hold it yet (on PostgreSQL), before a claim:
-     * once a claim's rows are {@code running} under this owner, they must not look abandoned. A
-     * session that broke is opened again (meanwhile the rows may have been taken: their late
-     * settlements are fenced, JT-5).
+     * Takes the owner's lock if this table does not hold it yet (on PostgreSQL), before a claim and
+     * at every renewer's tick: once a claim's rows are {@code running} under this owner, they must
+     * not look abandoned. A session that does not answer within a second is replaced: the lock is
+     * taken on a new session first and the old one closed after, so that a session that was only
+     * slow to answer never leaves the owner without its lock (two sessions of one owner both hold
+     * it: it is shared). A session that broke is replaced the same way (meanwhile the rows may
+     * have been taken: their late settlements are fenced, JT-5). Nothing is done under this
+     * object's lock but reading and swapping the session: connecting, asking and closing are done
+     * outside it, so a claim never waits here for the renewer's connect, nor the other way round.
      *
      * @throws SQLException if the lock cannot be had: the claim then fails, and takes nothing
      */
+    @SuppressWarnings("ReferenceEquality") // the same session, not an equal one: was it replaced meanwhile?
     void ensure() throws SQLException {
         if (store.dialect != Dialect.POSTGRES) {
             return;
         }
+        Connection held;
         lock.lock();
         try {
             if (closed) {
                 throw new SQLException("the job table " + store.table + " is closed");
             }
-            Connection held = session;
-            if (held != null && held.isValid(1)) {
-                return;
-            }
-            Store.closeQuietly(held, null);
-            session = null;
-            Connection c = store.connect();
-            try {
-                c.setAutoCommit(true);
-                // shared: two owners whose names hash alike both hold it, and neither waits for the other
-                try (PreparedStatement take = store.prepare(c, "SELECT pg_advisory_lock_shared(?, hashtext(?))")) {
-                    take.setInt(1, KEY_SPACE);
-                    take.setString(2, owner);
-                    take.executeQuery().close();
-                }
-            } catch (SQLException | RuntimeException e) {
-                Store.closeQuietly(c, e);
-                throw e;
-            }
-            session = c;
+            held = session;
         } finally {
             lock.unlock();
+        }
+        if (held != null && held.isValid(1)) {
+            return;
+        }
+        Connection fresh = takeOnNewSession();
+        Connection toClose;
+        boolean tableClosed;
+        lock.lock();
+        try {
+            tableClosed = closed;
+            if (!closed && session == held) {
+                session = fresh;
+                toClose = held; // replaced: closed below, after the new session holds the lock
+            } else {
+                toClose = fresh; // the table closed meanwhile, or another thread replaced it first
+            }
+        } finally {
+            lock.unlock();
+        }
+        Store.closeQuietly(toClose, null);
+        if (tableClosed) {
+            throw new SQLException("the job table " + store.table + " is closed");
+        }
+    }
+
+    /** {@return a new session that holds the owner's lock} */
+    private Connection takeOnNewSession() throws SQLException {
+        Connection c = store.connect();
+        try {
+            c.setAutoCommit(true);
+            // shared: two owners whose names hash alike both hold it, and neither waits for the other
+            try (PreparedStatement take = store.prepare(c, "SELECT pg_advisory_lock_shared(?, hashtext(?))")) {
+                take.setInt(1, KEY_SPACE);
+                take.setString(2, owner);
+                take.executeQuery().close();
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            Store.closeQuietly(c, e);
+            throw e;
         }
     }
 
     /** Ends the session, and with it the owner's lock: the rows this table still holds become claimable at once. Idempotent. */
     void close() {
+        Connection held;
         lock.lock();
         try {
             closed = true;
-            Store.closeQuietly(session, null);
+            held = session;
             session = null;
         } finally {
             lock.unlock();
         }
+        Store.closeQuietly(held, null);
     }
 }

@@ -73,7 +73,10 @@ final class Renewal {
                 try {
                     presence.ensure(); // before the renewal: a lost presence makes the rows look abandoned now
                 } catch (SQLException | RuntimeException e) {
-                    failures.incrementAndGet(); // the leases are renewed all the same: they still fence the rows
+                    // tried again at the next tick, and before the next claim; the leases are renewed all the same
+                }
+                if (thread.isStopped()) {
+                    return; // stopped during the presence's check: close() waits for one step, not two
                 }
                 try {
                     if (c == null) {

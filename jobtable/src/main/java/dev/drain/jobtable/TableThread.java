@@ -52,7 +52,9 @@ final class TableThread {
 
     /**
      * Stops the thread and waits for it to end, whatever interrupts the caller (whose interrupt
-     * is kept): it ends within one statement's timeout of the signal. Idempotent.
+     * is kept): it ends within one step of its loop after the signal (a step takes at most a
+     * connection, as long as the data source takes to give one, and a statement, within its
+     * timeout; the renewer looks at the signal between its two steps). Idempotent.
      */
     void stop() {
         Thread t;

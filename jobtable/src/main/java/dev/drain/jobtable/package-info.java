@@ -1,10 +1,11 @@
 /**
- * The worker pool's durable job queue (spec {@code specs/job-table.md}, clauses JT-1 to JT-14):
+ * The worker pool's durable job queue (spec {@code specs/job-table.md}, clauses JT-1 to JT-15):
  * {@link dev.drain.jobtable.JobTable} claims rows in batches with {@code FOR UPDATE SKIP LOCKED},
  * hands them to a pool as its source (a batch's stream, or a service's that waits for work),
  * renews their leases while they are held, and settles each one, fenced by owner and claim, from
  * the pool's settler (WP-22); it enqueues jobs (in the caller's transaction if asked, to run at
- * once or later), and operates the queue (a job and its failure, requeue, purge, the backlog).
+ * once or later, with payloads of the user's type through a codec), and operates the queue (a job
+ * and its failure, requeue, purge, the backlog).
  * The database is the caller's, with its JDBC driver; the embedded default,
  * {@code dev.drain.lab.LocalPostgres} (a real Postgres from Maven artifacts, with nothing to
  * install), is in the artifact {@code drain-lab}, which a project opts into.
@@ -39,15 +40,17 @@
  *                     or the caller's; keeps no state.
  *   QueueOperations   operating the queue (JT-14): on the caller's thread and connection of its
  *                     own; keeps no state.
+ *   PayloadCodec      a payload of the user's type as text (JT-15): applied by the caller before
+ *                     an enqueue and in the handler; keeps no state. UnreadablePayload is what
+ *                     its read throws.
  * The policies shared with the core come from dev.drain.safe (decision 0055): a dead letter's
  * text is ItemFailure.describe, and every wait that must run to its end is Uninterruptibly's.
  *
  * Lock order. The locks are a stream's Claims.lock, HeldClaims.lock, WorkSignal.lock, the
  * TableThreads' locks, TableSettler.lock, Presence.lock and the database's row locks; the
- * concurrent sets and atomics take none that a caller waits for. Presence.lock is taken with no
- * other Java lock held by its thread (a claim's statements thread, before the claim; the
- * renewer), and nothing is taken under it but its session's shared advisory lock, which no one
- * holds exclusively, so it waits only for the database.
+ * concurrent sets and atomics take none that a caller waits for. Presence.lock guards two fields
+ * and nothing is done under it (no connection, no statement, no other lock), so it comes last
+ * in any order; connecting and taking the owner's shared advisory lock are done outside it.
  *   1. Claims.lock (one per stream). Its holder waits for the stream's statements thread, so
  *      what that thread takes comes after it: the row locks of a claim or a release, and, after
  *      a claim that took rows,

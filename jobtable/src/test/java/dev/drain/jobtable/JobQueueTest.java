@@ -249,11 +249,12 @@ class JobQueueTest extends OnEveryDialect {
         holder.enqueue(List.of("held"));
         Job job = claimAll(holder).getFirst();
         int cut = presenceBackend(holder.owner());
+        assertThat(cut).as("the backend that holds the presence").isNotZero();
         try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement("SELECT pg_terminate_backend(?)")) {
             p.setInt(1, cut);
             p.executeQuery().close();
         }
-        Waits.until("the presence held by a session other than the one cut", () -> {
+        Waits.untilLookingEvery(Duration.ofMillis(20), "the presence held by a session other than the one cut", () -> {
             int now = presenceBackend(holder.owner());
             return now != 0 && now != cut;
         });

@@ -134,7 +134,7 @@ class PayloadCodecTest extends OnEveryDialect {
                 + " (claim 1): the payload cannot be read: java.lang.IllegalArgumentException: no newline after the address");
     }
 
-    /** JT-15: Base64 that is not, and a codec that reads null, are unreadable payloads, each with its cause; an interrupt of the codec is the attempt's, not the payload's. */
+    /** JT-15: Base64 that is not, a codec that reads null, and one whose error is long (cut in the message) are unreadable payloads, each with its cause; an interrupt of the codec is the attempt's, not the payload's. */
     @Test
     void badTextANullReadAndAnInterruptAreToldApart() throws Exception {
         JobTable t = open(JobTable.on(db));
@@ -146,6 +146,11 @@ class PayloadCodecTest extends OnEveryDialect {
         PayloadCodec<String> readsNull = PayloadCodec.of(s -> s, s -> nullText());
         assertThatThrownBy(() -> readsNull.read(jobs.get(1))).isInstanceOf(UnreadablePayload.class)
                 .hasMessageEndingWith("java.lang.NullPointerException: the codec read null");
+        PayloadCodec<String> verbose = PayloadCodec.of(s -> s, s -> {
+            throw new IllegalArgumentException("x".repeat(10_000));
+        });
+        assertThatThrownBy(() -> verbose.read(jobs.get(1))).isInstanceOf(UnreadablePayload.class)
+                .satisfies(e -> assertThat(e.getMessage()).as("the message, the codec's error cut").hasSizeLessThan(600));
         PayloadCodec<String> interrupted = PayloadCodec.of(s -> s, s -> {
             throw new InterruptedException("the attempt's timeout");
         });
