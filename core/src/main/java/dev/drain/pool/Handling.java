@@ -66,7 +66,11 @@ final class Handling<T, R> {
                 held.cancelled();
                 throw e;
             }
-            held.failed(1, e);
+            if (lifecycle.isCancelling()) {
+                held.cancelled(); // perhaps the cancellation's interrupt: the item is the store's again, not dead
+            } else {
+                held.failed(1, e);
+            }
             return;
         }
         handle(held, first, worker);
@@ -113,18 +117,18 @@ final class Handling<T, R> {
         Duration delay = config.backoff().delayBefore(context.attempt(),
                 ThreadLocalRandom.current());
         long due = System.nanoTime() + delay.toNanos();
+        if (config.defers(delay)) { // longer than the pool keeps a retry: the store keeps it (WP-29), even in a
+            Instant retryAt = Instant.now().plus(delay); // cancellation, so that the attempt just made is counted
+            PoolLog.deferring(config.name(), context, cause, retryAt);
+            held.deferred(context.attempt(), retryAt);
+            return false;
+        }
         if (lifecycle.isCancelling()) { // it would be retried, but the run is being cancelled
             if (delay.isZero()) {
                 held.cancelled();
             } else {
                 held.cancelledBeforeRetry(due);
             }
-            return false;
-        }
-        if (config.defers(delay)) { // longer than the pool keeps a retry: the store keeps it (WP-29)
-            Instant retryAt = Instant.now().plus(delay);
-            PoolLog.deferring(config.name(), context, cause, retryAt);
-            held.deferred(context.attempt(), retryAt);
             return false;
         }
         ledger.retried();
@@ -163,9 +167,9 @@ final class Handling<T, R> {
      * records it in the ledger (which never waits). The worker decides it, except for a stuck
      * attempt, which the watchdog decides while the attempt still runs; the watch's lock orders
      * that write before the worker's next read. A slow store holds the worker (WP-22), at the one
-     * point where that changes nothing else: before a success is recorded (the item stays in the
-     * worker's hands, one of WP-1's {@code workers}), and after a failure is recorded and has
-     * stopped the intake.
+     * point where that changes nothing else: before a success or a deferral is recorded (the
+     * item stays in the worker's hands, one of WP-1's {@code workers}), and after a failure is
+     * recorded and has stopped the intake.
      */
     final class InHand {
         final T item;

@@ -26,12 +26,14 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
      * {@return the number of {@code item}'s first attempt in this run: 1 + the attempts its store
      * says it had in earlier runs (WP-29), read with the user's function}
      *
-     * @throws IllegalStateException if that function gives a negative number
+     * @throws IllegalStateException if that function gives a negative number, or {@code Integer.MAX_VALUE}
+     *     (whose next attempt has no number)
      */
     int firstAttempt(T item) {
         int prior = priorAttempts.applyAsInt(item);
-        if (prior < 0) {
-            throw new IllegalStateException("priorAttempts gave " + prior + " for an item: it must not be negative");
+        if (prior < 0 || prior == Integer.MAX_VALUE) {
+            throw new IllegalStateException("priorAttempts gave " + prior + " for an item: it must be between 0 and "
+                    + (Integer.MAX_VALUE - 1));
         }
         return prior + 1;
     }

@@ -15,7 +15,8 @@ package dev.drain.pool;
  *     all of them
  * @param failed items that failed permanently, every one (an outcome of a run that goes on past
  *     its failures lists only the first few, WP-23)
- * @param retried retries made (attempts after the first)
+ * @param retried retries made in this run (attempts after the item's first here); a deferral
+ *     (WP-29) is not one: the store makes that retry
  * @param timedOut attempts that outlived {@code itemTimeout}
  * @param escalations interrupts beyond the first sent to attempts that would not stop
  * @param discarded items dropped unhandled by an abort or an abandoned run

@@ -95,7 +95,7 @@ public sealed interface Settlement<T> {
         }
     }
 
-    /** Why an item was released: the two fates of the books that leave an item unfinished. */
+    /** Why an item was released: the two fates of the books that leave an item unfinished by the run's decision to end. */
     enum Why {
         /** Dropped unhandled by an abort, a crash or an abandon (the ledger's {@code discarded}). */
         DISCARDED,

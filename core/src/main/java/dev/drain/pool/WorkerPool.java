@@ -466,6 +466,8 @@ public final class WorkerPool<T, R> {
         private @Nullable Duration deferRetriesLongerThan;
         /** The attempts an item had in earlier runs, as its store says (WP-29). */
         private ToIntFunction<? super T> priorAttempts = item -> 0;
+        /** Whether {@link #priorAttempts} was called: a deferral needs it. */
+        private boolean priorAttemptsSet;
         /** Whether {@link #failuresKept} was called: it needs {@code CONTINUE}. */
         private boolean failuresKeptSet;
 
@@ -562,9 +564,9 @@ public final class WorkerPool<T, R> {
          * store hands it out again then, to this run or a later one, in this process or another.
          * So a retry that waits minutes holds neither a worker nor a place in the retry room, nor
          * memory, and outlives a deploy. Needs a {@link #settler} whose
-         * {@link Settler#keepsDeferred()} is {@code true} (the job table's) and a backoff; pair it
-         * with {@link #priorAttempts}, so that the retry budget and the backoff go on counting
-         * where they were.
+         * {@link Settler#keepsDeferred()} is {@code true} (the job table's), a backoff, and
+         * {@link #priorAttempts}, so that the retry budget and the backoff go on counting where
+         * they were (without it, an item that always fails would be deferred forever).
          *
          * @param threshold the shortest wait handed to the store; positive
          * @return this builder
@@ -587,6 +589,7 @@ public final class WorkerPool<T, R> {
          */
         public Builder<T, R> priorAttempts(ToIntFunction<? super T> priorAttempts) {
             this.priorAttempts = Objects.requireNonNull(priorAttempts, "priorAttempts");
+            this.priorAttemptsSet = true;
             return this;
         }
 
@@ -606,8 +609,8 @@ public final class WorkerPool<T, R> {
 
         /**
          * Sets where every item's fate is settled durably: each item the run pulls is handed to
-         * {@code settler} exactly once, with the fate its books recorded (succeeded, failed, or
-         * released unfinished), in batches, from a thread of the run's own (see {@link Settler}).
+         * {@code settler} exactly once, with the fate its books recorded (succeeded, failed,
+         * released unfinished, or deferred to the store for a later retry, WP-29), in batches, from a thread of the run's own (see {@link Settler}).
          * The run ends only once every settlement has been offered and answered; if the settler
          * throws, the run stops pulling and ends as {@link RunOutcome.Unsettled}, naming what
          * the store did not acknowledge (WP-22).
@@ -779,6 +782,11 @@ public final class WorkerPool<T, R> {
             if (backoff instanceof Backoff.None) {
                 problems.add("deferRetriesLongerThan(" + threshold + ") has no effect without a retryBackoff: every retry"
                         + " starts at once");
+            }
+            if (!priorAttemptsSet) {
+                problems.add("deferRetriesLongerThan(" + threshold + ") needs priorAttempts(...): without the attempts"
+                        + " its store keeps, every run would start an item's count again, and one that always fails"
+                        + " would be deferred forever");
             }
             Settler<T> store = settler;
             if (store == null) {

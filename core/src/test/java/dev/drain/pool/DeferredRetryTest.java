@@ -139,7 +139,8 @@ class DeferredRetryTest {
                 throw new IOException("once");
             }
         }).intake(intake).workers(1).settler(store).retryable(IOException.class).maxRetries(1)
-                .retryBackoff(Backoff.fixed(Duration.ofMillis(20))).deferRetriesLongerThan(Duration.ofSeconds(30)).build();
+                .retryBackoff(Backoff.fixed(Duration.ofMillis(20))).deferRetriesLongerThan(Duration.ofSeconds(30))
+                .priorAttempts(Stored::attempts).build();
         Call<RunOutcome<Stored>> owner = spawn.use(kind).call("owner", () -> pool.drain(List.of(new Stored(0, 0)).iterator()));
         assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Stored>(false));
         assertThat(starts).containsExactly("0/1", "0/2");
@@ -147,7 +148,7 @@ class DeferredRetryTest {
         assertNoThreadsLeft(pool);
     }
 
-    /** WP-29: a priorAttempts that throws, or says a negative number, fails its item alone, at once, with that as its cause. */
+    /** WP-29: a priorAttempts that throws, or says a negative number or one with no next, fails its item alone (a service's run goes on), at once, with that as its cause. */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aPriorAttemptsThatThrowsFailsItsItemAlone(ThreadKind kind) {
@@ -160,16 +161,60 @@ class DeferredRetryTest {
                     return item.attempts();
                 }).build();
         Call<RunOutcome<Stored>> owner = spawn.use(kind).call("owner",
-                () -> pool.drain(List.of(new Stored(0, 0), new Stored(1, 0), new Stored(2, -1), new Stored(3, 0)).iterator()));
+                () -> pool.drain(List.of(new Stored(0, 0), new Stored(1, 0), new Stored(2, -1), new Stored(4, Integer.MAX_VALUE),
+                        new Stored(3, 0)).iterator()));
         RunOutcome<Stored> outcome = Objects.requireNonNull(owner.value());
         assertThat(starts).containsExactly("0/1", "3/1");
-        assertThat(outcome.failures()).extracting(f -> f.item().number()).containsExactly(1, 2);
+        assertThat(outcome.failures()).extracting(f -> f.item().number()).containsExactly(1, 2, 4);
         assertThat(outcome.failures()).extracting(f -> f.cause().getMessage())
-                .containsExactly("no such row", "priorAttempts gave -1 for an item: it must not be negative");
+                .containsExactly("no such row", "priorAttempts gave -1 for an item: it must be between 0 and 2147483646",
+                        "priorAttempts gave 2147483647 for an item: it must be between 0 and 2147483646");
         assertNoThreadsLeft(pool);
     }
 
-    /** WP-29: a deferral needs a backoff, a positive threshold and a settler that keeps deferred items; each is refused by name. */
+    /**
+     * WP-29, WP-2, WP-12: an abort that races a deferral (a handler aborts the run and then fails,
+     * retryably): whichever comes first, every item pulled has exactly one settlement, the books
+     * are exact, and the aborting item is deferred with its attempt counted or released as
+     * cancelled. Repeated, since the two race.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAbortRacingADeferralLeavesOneSettlementPerItem(ThreadKind kind) {
+        for (int round = 0; round < 10; round++) {
+            KeepingSettler store = new KeepingSettler();
+            java.util.concurrent.atomic.AtomicReference<WorkerPool<Stored, Void>> self = new java.util.concurrent.atomic.AtomicReference<>();
+            WorkerPool<Stored, Void> pool = WorkerPool.<Stored>forEach(item -> {
+                if (item.number() == 2) {
+                    Objects.requireNonNull(self.get()).abort();
+                }
+                throw new IOException("down");
+            }).intake(intake).workers(2).settler(store).retryable(IOException.class).maxRetries(3)
+                    .retryBackoff(Backoff.fixed(Duration.ofHours(1))).deferRetriesLongerThan(Duration.ofSeconds(30))
+                    .priorAttempts(Stored::attempts).build();
+            self.set(pool);
+            Call<Results<Stored, Void>> owner = spawn.use(kind).call("owner", () -> {
+                try (Results<Stored, Void> results = pool.run(java.util.stream.Stream.iterate(0, n -> n + 1).map(n -> new Stored(n, 0)))) {
+                    try {
+                        results.forEachRemaining(r -> { });
+                    } catch (PoolAborted expected) {
+                        // the abort's
+                    }
+                    return results;
+                }
+            });
+            Results<Stored, Void> results = Objects.requireNonNull(owner.value());
+            assertLedgerExact(results);
+            assertThat(store.offered).extracting(s -> s.item().number()).as("one settlement per item, round " + round)
+                    .doesNotHaveDuplicates().hasSize((int) results.stats().pulled());
+            assertThat(store.offered).filteredOn(s -> s.item().number() == 2).singleElement()
+                    .matches(s -> s instanceof Settlement.Deferred<Stored> d ? d.attempts() == 1
+                            : s instanceof Settlement.Released<Stored> r && r.why() == Settlement.Why.CANCELLED, "deferred or cancelled");
+            assertNoThreadsLeft(pool);
+        }
+    }
+
+    /** WP-29: a deferral needs a backoff, a positive threshold, priorAttempts and a settler that keeps deferred items; each is refused by name. */
     @Test
     void aDeferralWithoutAStoreThatKeepsItIsRefused() {
         SideEffect<Stored> nothing = item -> { };
@@ -183,6 +228,10 @@ class DeferredRetryTest {
         assertThatThrownBy(() -> WorkerPool.<Stored>forEach(nothing).retryable(IOException.class).maxRetries(1)
                 .deferRetriesLongerThan(Duration.ofSeconds(1)).settler(new KeepingSettler()).build())
                 .hasMessageContaining("has no effect without a retryBackoff");
+        assertThatThrownBy(() -> WorkerPool.<Stored>forEach(nothing).retryable(IOException.class).maxRetries(1)
+                .retryBackoff(Backoff.fixed(Duration.ofMinutes(1))).deferRetriesLongerThan(Duration.ofSeconds(1))
+                .settler(new KeepingSettler()).build())
+                .hasMessageContaining("needs priorAttempts(...)");
         assertThatThrownBy(() -> WorkerPool.<Stored>forEach(nothing).retryable(IOException.class).maxRetries(1)
                 .retryBackoff(Backoff.fixed(Duration.ofMinutes(1))).deferRetriesLongerThan(Duration.ZERO)
                 .settler(new KeepingSettler()).build())
