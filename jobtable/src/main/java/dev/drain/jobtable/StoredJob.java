@@ -26,7 +26,7 @@ public record StoredJob(long id, String payload, JobState state, @Nullable Strin
     public String toString() {
         StringBuilder s = new StringBuilder("job ").append(id).append(" (").append(state.name().toLowerCase(java.util.Locale.ROOT))
                 .append(", ").append(claims).append(claims == 1 ? " claim" : " claims");
-        if (attempts > 0) {
+        if (attempts > 0 && state != JobState.DEAD) { // a dead job's failure says how many already
             s.append(", ").append(attempts).append(attempts == 1 ? " attempt" : " attempts");
         }
         if (lostLeases > 0) {

@@ -75,6 +75,7 @@ class DeferredRetriesTest extends OnEveryDialect {
         StoredJob kept = t.operations().job(1).orElseThrow();
         assertThat(kept.state()).isEqualTo(JobState.READY);
         assertThat(kept.attempts()).isOne();
+        assertThat(kept.toString()).startsWith("job 1 (ready, 1 claim, 1 attempt, runs at ");
         assertThat(kept.runAt()).isNotNull().isAfterOrEqualTo(before.plus(Duration.ofMillis(1_900)));
         assertThat(Rows.inState(db, table, "done")).containsExactly(2L);
         if (Instant.now().plusMillis(500).isBefore(kept.runAt())) { // a machine slower than the retry's 2 s skips this look
