@@ -39,6 +39,7 @@ class Store {
                     case Settlement.Succeeded<Integer> done -> JobState.DONE;
                     case Settlement.Failed<Integer> failed -> JobState.DEAD;
                     case Settlement.Released<Integer> released -> JobState.READY;
+                    case Settlement.Deferred<Integer> deferred -> JobState.READY; // only with deferRetriesLongerThan (WP-29)
                 });
             }
         };

@@ -1,5 +1,6 @@
 package dev.drain.pool;
 
+import dev.drain.safe.Fatal;
 import dev.drain.safe.SafeText;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,11 +44,6 @@ final class Handling<T, R> {
         return room;
     }
 
-    /** {@return a fresh item in a worker's hands, its fate not yet decided} */
-    InHand inHand(T item) {
-        return new InHand(item);
-    }
-
     /** The run is being cancelled: what waits for a retry is dropped, each item's next attempt cancelled. Never waits. */
     void cancelWaiting() {
         for (RetryRoom.Waiting<InHand> waiting : room.drop()) {
@@ -56,8 +52,34 @@ final class Handling<T, R> {
     }
 
     /**
+     * Attempts a fresh item from the attempt after those its store says it had (WP-29), as
+     * {@link #handle(InHand, int, int)} does; if the user's {@code priorAttempts} throws, the item
+     * fails with that as its cause, after its one attempt in this run that never ran.
+     */
+    void handleFresh(T item, int worker) {
+        InHand held = new InHand(item);
+        int first;
+        try {
+            first = config.firstAttempt(item);
+        } catch (Throwable e) { // the user's function: anything (a checked one too, thrown sneakily); the item alone pays for it
+            if (Fatal.isBeyondTheCall(e)) {
+                held.cancelled();
+                throw e;
+            }
+            if (lifecycle.isCancelling()) {
+                held.cancelled(); // perhaps the cancellation's interrupt: the item is the store's again, not dead
+            } else {
+                held.failed(1, e);
+            }
+            return;
+        }
+        handle(held, first, worker);
+    }
+
+    /**
      * Attempts {@code held}'s item from attempt {@code first} until it succeeds, fails permanently,
-     * is parked for a delayed retry, or the run is cancelled; records its fate once.
+     * is parked for a delayed retry, is deferred to its store, or the run is cancelled; records its
+     * fate once.
      */
     void handle(InHand held, int first, int worker) {
         boolean parked = false;
@@ -95,6 +117,12 @@ final class Handling<T, R> {
         Duration delay = config.backoff().delayBefore(context.attempt(),
                 ThreadLocalRandom.current());
         long due = System.nanoTime() + delay.toNanos();
+        if (config.defers(delay)) { // longer than the pool keeps a retry: the store keeps it (WP-29), even in a
+            Instant retryAt = Instant.now().plus(delay); // cancellation, so that the attempt just made is counted
+            PoolLog.deferring(config.name(), context, cause, retryAt);
+            held.deferred(context.attempt(), retryAt);
+            return false;
+        }
         if (lifecycle.isCancelling()) { // it would be retried, but the run is being cancelled
             if (delay.isZero()) {
                 held.cancelled();
@@ -139,9 +167,9 @@ final class Handling<T, R> {
      * records it in the ledger (which never waits). The worker decides it, except for a stuck
      * attempt, which the watchdog decides while the attempt still runs; the watch's lock orders
      * that write before the worker's next read. A slow store holds the worker (WP-22), at the one
-     * point where that changes nothing else: before a success is recorded (the item stays in the
-     * worker's hands, one of WP-1's {@code workers}), and after a failure is recorded and has
-     * stopped the intake.
+     * point where that changes nothing else: before a success or a deferral is recorded (the
+     * item stays in the worker's hands, one of WP-1's {@code workers}), and after a failure is
+     * recorded and has stopped the intake.
      */
     final class InHand {
         final T item;
@@ -172,6 +200,13 @@ final class Handling<T, R> {
         void cancelledBeforeRetry(long due) {
             decide();
             ledger.cancelled(item, Instant.now().plusNanos(due - System.nanoTime()));
+        }
+
+        /** Waits for the store's room, keeping a place, then hands the retry to the store (WP-29). */
+        void deferred(int attempts, Instant retryAt) {
+            settling.reserve();
+            decide();
+            ledger.deferred(item, attempts, retryAt);
         }
 
         /** Records the failure and stops the intake, then waits for the store's room. */

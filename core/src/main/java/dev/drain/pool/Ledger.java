@@ -19,9 +19,11 @@ import org.jspecify.annotations.Nullable;
  *       consumer abandoned the run first);</li>
  *   <li><b>failed</b>: permanently, with an {@link ItemFailure};</li>
  *   <li><b>discarded</b>: dropped unhandled by an abort or an abandon;</li>
- *   <li><b>cancelled</b>: its attempt was stopped by an abort or an abandon.</li>
+ *   <li><b>cancelled</b>: its attempt was stopped by an abort or an abandon;</li>
+ *   <li><b>deferred</b>: its attempt failed and its retry, due later than the pool keeps one, was
+ *       handed to the store (WP-29).</li>
  * </ul>
- * So at the end {@code pulled == succeeded + failed + discarded + cancelled}, and the lists of
+ * So at the end {@code pulled == succeeded + failed + discarded + cancelled + deferred}, and the lists of
  * the outcome are these books' lists, copied under the same lock that every fate is recorded
  * under. Every failure is counted; the first {@code failuresKept} are kept with their causes
  * (every one, under the seed's rule, where the lead bounds them; the first
@@ -90,6 +92,9 @@ final class Ledger<T> {
     private final List<T> discarded = new ArrayList<>();
     @GuardedBy("this")
     private final List<T> cancelled = new ArrayList<>();
+    /** Items whose retry the store keeps (WP-29): counted only, as their store holds them. */
+    @GuardedBy("this")
+    private long deferred;
     @GuardedBy("this")
     private long maxLead;
 
@@ -103,7 +108,7 @@ final class Ledger<T> {
 
     @GuardedBy("this")
     private long finished() {
-        return succeeded + failed + discarded.size() + cancelled.size();
+        return succeeded + failed + discarded.size() + cancelled.size() + deferred;
     }
 
     /** The producer pulled one item: the lead (pulled minus recorded fates) is measured here, exactly (WP-1). {@return the lead now} */
@@ -174,6 +179,20 @@ final class Ledger<T> {
         reporter.recordNow(MetricsEvent.ATTEMPT_CANCELLED, () -> "item=" + SafeText.of(item));
     }
 
+    /**
+     * A worker's item failed an attempt and its retry is the store's (WP-29): it is handed over
+     * with the attempts it had and the time its next one is due.
+     */
+    void deferred(T item, int attempts, Instant retryAt) {
+        synchronized (this) {
+            inFlight--;
+            deferred++;
+            settling.offer(new Settlement.Deferred<>(item, attempts, retryAt));
+        }
+        reporter.recordNow(MetricsEvent.ATTEMPT_RETRY, () -> "item=" + SafeText.of(item) + " next_attempt=" + (attempts + 1)
+                + " deferred_until=" + retryAt);
+    }
+
     /** Items dropped before any worker took them (an abort drops them under the lifecycle's lock). */
     void discarded(List<T> items) {
         synchronized (this) {
@@ -212,13 +231,13 @@ final class Ledger<T> {
     /** The counters now, with the two that live elsewhere. */
     synchronized PoolStats snapshot(long metricsRaised, int liveThreads) {
         return new PoolStats(pulled, accepted, inFlight, succeeded, delivered, failed, retried, timedOut,
-                escalations, discarded.size(), cancelled.size(), pulled - finished(), maxLead, metricsRaised,
+                escalations, discarded.size(), cancelled.size(), deferred, pulled - finished(), maxLead, metricsRaised,
                 liveThreads);
     }
 
     @Override
     public synchronized String toString() {
         return "pulled=" + pulled + " succeeded=" + succeeded + " failed=" + failed + " discarded="
-                + discarded.size() + " cancelled=" + cancelled.size();
+                + discarded.size() + " cancelled=" + cancelled.size() + (deferred == 0 ? "" : " deferred=" + deferred);
     }
 }

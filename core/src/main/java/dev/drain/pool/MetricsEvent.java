@@ -24,7 +24,11 @@ public enum MetricsEvent {
     ATTEMPT_SUCCEEDED("attempt.succeeded"),
     /** The handler threw within the timeout. Detail: {@code item=… attempt=… worker=… cause=…}. */
     ATTEMPT_FAILED("attempt.failed"),
-    /** A failed attempt will be retried. Detail: {@code item=… next_attempt=…}. */
+    /**
+     * A failed attempt will be retried. Detail: {@code item=… next_attempt=…}, and {@code
+     * deferred_until=…} for a retry handed to the store (WP-29), which then settles the item: its
+     * last event in this run.
+     */
     ATTEMPT_RETRY("attempt.retry"),
     /** An attempt outlived {@code itemTimeout}; the first interrupt follows. Detail: {@code … timeout=…}. */
     ATTEMPT_TIMEOUT("attempt.timeout"),

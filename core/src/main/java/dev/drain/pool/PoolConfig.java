@@ -2,6 +2,7 @@ package dev.drain.pool;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /** A pool's validated settings, shared by its run. */
@@ -9,7 +10,33 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                         Duration itemTimeout, List<Class<? extends Exception>> retryable, int maxRetries,
                         @Nullable MetricsSink metrics, WorkerPool.IntakeKind intake, PoolThreads threads,
                         @Nullable Settler<T> settler, int settleBatch, int batchesInFlight,
-                        WorkerPool.OnFailure onFailure, int failuresKept, boolean deliversResults, Backoff backoff) {
+                        WorkerPool.OnFailure onFailure, int failuresKept, boolean deliversResults, Backoff backoff,
+                        @Nullable Duration defersRetriesLongerThan, ToIntFunction<? super T> priorAttempts) {
+
+    /**
+     * {@return whether a retry that waits {@code delay} is handed to the store rather than parked
+     * (WP-29)}: only with a threshold, and only for a delay of at least it. The one home of that rule.
+     */
+    boolean defers(Duration delay) {
+        Duration threshold = defersRetriesLongerThan;
+        return threshold != null && delay.compareTo(threshold) >= 0;
+    }
+
+    /**
+     * {@return the number of {@code item}'s first attempt in this run: 1 + the attempts its store
+     * says it had in earlier runs (WP-29), read with the user's function}
+     *
+     * @throws IllegalStateException if that function gives a negative number, or {@code Integer.MAX_VALUE}
+     *     (whose next attempt has no number)
+     */
+    int firstAttempt(T item) {
+        int prior = priorAttempts.applyAsInt(item);
+        if (prior < 0 || prior == Integer.MAX_VALUE) {
+            throw new IllegalStateException("priorAttempts gave " + prior + " for an item: it must be between 0 and "
+                    + (Integer.MAX_VALUE - 1));
+        }
+        return prior + 1;
+    }
 
     /** {@return whether a permanent failure stops the intake (WP-6), or the run goes on (WP-23)} The one home of that rule. */
     boolean stopsAtFailure() {
@@ -41,6 +68,7 @@ record PoolConfig<T, R>(String name, Handler<? super T, ? extends R> handler, in
                 + (settler == null ? "no" : "yes, batches of " + settleBatch
                 + (batchesInFlight == 1 ? "" : ", " + batchesInFlight + " in flight"))
                 + (parksRetries() ? ", backoff=" + backoff : "")
+                + (defersRetriesLongerThan == null ? "" : ", retries deferred to the store from " + defersRetriesLongerThan)
                 + (stopsAtFailure() ? "" : ", onFailure=CONTINUE, failuresKept=" + failuresKept)
                 + (deliversResults ? "" : ", results=none");
     }

@@ -49,6 +49,12 @@ final class PoolLog {
         log(Level.DEBUG, () -> "drain: run " + pool + ": " + context + " failed, retrying: " + SafeText.of(cause), null);
     }
 
+    /** On a worker: {@code context}'s attempt failed with {@code cause}, and its retry, due at {@code retryAt}, is the store's (WP-29). */
+    static void deferring(String pool, ItemContext<?> context, Throwable cause, java.time.Instant retryAt) {
+        log(Level.DEBUG, () -> "drain: run " + pool + ": " + context + " failed, its retry handed to the store for "
+                + retryAt + ": " + SafeText.of(cause), null);
+    }
+
     /** On the watchdog: worker {@code worker}'s attempt {@code attempt} outlived every round; no user text. */
     static void stuck(String pool, int worker, int attempt, Duration itemTimeout) {
         log(Level.WARNING, () -> "drain: run " + pool + ": worker " + worker + "'s attempt " + attempt + " outlived "

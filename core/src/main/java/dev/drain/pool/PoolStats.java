@@ -3,7 +3,7 @@ package dev.drain.pool;
 /**
  * A snapshot of a run's counters, from {@link Results#stats()}; every count is since the run
  * started, and the snapshot is consistent: it is taken under the lock every fate is recorded
- * under. At the end, {@code pulled == succeeded + failed + discarded + cancelled}.
+ * under. At the end, {@code pulled == succeeded + failed + discarded + cancelled + deferred}.
  *
  * @param pulled items taken from the source
  * @param accepted items the producer pulled and handed to the intake, the one it holds while it
@@ -15,16 +15,18 @@ package dev.drain.pool;
  *     all of them
  * @param failed items that failed permanently, every one (an outcome of a run that goes on past
  *     its failures lists only the first few, WP-23)
- * @param retried retries made (attempts after the first)
+ * @param retried retries made in this run (attempts after the item's first here); a deferral
+ *     (WP-29) is not one: the store makes that retry
  * @param timedOut attempts that outlived {@code itemTimeout}
  * @param escalations interrupts beyond the first sent to attempts that would not stop
  * @param discarded items dropped unhandled by an abort or an abandoned run
  * @param cancelled items whose attempts an abort or an abandoned run cancelled
- * @param currentLead pulled minus settled (succeeded, failed, discarded, cancelled) now
+ * @param deferred items whose retry was handed to the store, due later than the pool keeps one (WP-29)
+ * @param currentLead pulled minus settled (succeeded, failed, discarded, cancelled, deferred) now
  * @param maxLead the largest lead seen; at most {@code queueSize + workers + 1}
  * @param metricsRaised calls to the metrics sink that threw
  * @param liveThreads threads the pool has started that have not finished
  */
 public record PoolStats(long pulled, long accepted, long inFlight, long succeeded, long delivered, long failed,
-                        long retried, long timedOut, long escalations, long discarded, long cancelled,
+                        long retried, long timedOut, long escalations, long discarded, long cancelled, long deferred,
                         long currentLead, long maxLead, long metricsRaised, int liveThreads) {}

@@ -303,7 +303,7 @@ final class Run<T, R> implements Lifecycle.Effects<T> {
                                 ledger.discarded(List.of(taken.value())); // taken after an abort: the sentinel intake's race
                         case Intake.Taken.Item<T> taken -> {
                             ledger.taken();
-                            handling.handle(handling.inHand(taken.value()), 1, worker);
+                            handling.handleFresh(taken.value(), worker);
                         }
                         case Intake.Taken.Nothing<T> nothing -> { } // a retry is due
                         case Intake.Taken.End<T> end -> intakeEnded = true;

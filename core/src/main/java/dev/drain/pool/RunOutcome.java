@@ -13,7 +13,8 @@ import java.util.List;
  * <p>Every outcome answers {@link #failures()}, {@link #discarded()} and {@link #cancelled()}
  * (empty where that outcome has none), and these lists are exactly the run's books: their sizes
  * are {@link PoolStats#failed()}, {@link PoolStats#discarded()} and {@link PoolStats#cancelled()},
- * and with {@link PoolStats#succeeded()} they account for every item pulled (WP-2).
+ * and with {@link PoolStats#succeeded()} and {@link PoolStats#deferred()} (the items whose retry
+ * their store keeps, WP-29) they account for every item pulled (WP-2).
  *
  * @param <T> the item type
  */
@@ -41,7 +42,8 @@ public sealed interface RunOutcome<T> {
 
     /**
      * Every item pulled from the source was handled (the source ran out, or a stop was requested
-     * and the queued work drained), and each succeeded, or, in a run that goes on past its
+     * and the queued work drained), and each succeeded, or had its retry deferred to its store
+     * (WP-29), or, in a run that goes on past its
      * failures ({@link WorkerPool.OnFailure#CONTINUE}, WP-23), failed and was settled as failed
      * on the way. Under the seed's rule ({@link WorkerPool.OnFailure#STOP}) a run with a failure
      * never ends {@code Completed}: it ends {@link Failed}.

@@ -1,6 +1,7 @@
 package dev.drain.pool;
 
 import java.time.Instant;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +14,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link Failed}: it failed permanently; the store keeps the failure (a dead letter) and
  *       acknowledges it;</li>
  *   <li>{@link Released}: an abort, a crash or an abandon dropped it before any worker took it, or
- *       cancelled its attempt; the store leaves it for redelivery.</li>
+ *       cancelled its attempt; the store leaves it for redelivery;</li>
+ *   <li>{@link Deferred}: its attempt failed, and its retry waits longer than the pool keeps a
+ *       retry in memory: the store keeps it until the retry is due, with the attempts it had
+ *       (WP-29; only to a settler that {@linkplain Settler#keepsDeferred() keeps them}).</li>
  * </ul>
  *
  * @param <T> the item type
@@ -68,7 +72,30 @@ public sealed interface Settlement<T> {
         }
     }
 
-    /** Why an item was released: the two fates of the books that leave an item unfinished. */
+    /**
+     * The item's attempt failed and is to be retried, but not before {@code retryAt}, longer from
+     * now than the pool keeps a retry in memory ({@code WorkerPool.Builder.deferRetriesLongerThan},
+     * WP-29): keep it, and hand it out again once it is due, saying it had {@code attempts}
+     * attempts, so that the next run goes on counting from there (its retry budget and its
+     * backoff). Offered only to a settler that {@linkplain Settler#keepsDeferred() keeps them}.
+     *
+     * @param item the item
+     * @param attempts the attempts it has had, in this run and the earlier ones, at least 1
+     * @param retryAt when its next attempt is due, on the wall clock
+     * @param <T> the item type
+     */
+    record Deferred<T>(T item, int attempts, Instant retryAt) implements Settlement<T> {
+        /** Checks the parts. */
+        public Deferred {
+            Objects.requireNonNull(item, "item");
+            Objects.requireNonNull(retryAt, "retryAt");
+            if (attempts < 1) {
+                throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
+            }
+        }
+    }
+
+    /** Why an item was released: the two fates of the books that leave an item unfinished by the run's decision to end. */
     enum Why {
         /** Dropped unhandled by an abort, a crash or an abandon (the ledger's {@code discarded}). */
         DISCARDED,

@@ -72,4 +72,15 @@ public interface Settler<T> {
     default int batchesInFlight() {
         return 1;
     }
+
+    /**
+     * {@return whether this store keeps a {@link Settlement.Deferred} item until its retry is due and
+     * then hands it out again with its attempts} {@code false} by default: a pool defers its
+     * retries (WP-29, {@code WorkerPool.Builder.deferRetriesLongerThan}) only to a settler that
+     * says {@code true}, since a store that redelivered it at once would retry it with no wait at
+     * all. The pool asks once, when it is built.
+     */
+    default boolean keepsDeferred() {
+        return false;
+    }
 }

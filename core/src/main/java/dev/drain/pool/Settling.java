@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@link #offer} never waits, so recording a fate never waits for the store. A worker waits
- *       for room at its own chosen points (before it records a success, {@link #reserve}, keeping
+ *       for room at its own chosen points (before it records a success or a deferral, {@link #reserve}, keeping
  *       a place for it; after it records a failure, {@link #awaitRoom}) while {@code (BACKLOG_BATCHES + batchesInFlight − 1) ×
  *       batchSize} settlements are unacknowledged, unless the run is being cancelled: a slow store
  *       slows the pool instead of filling the heap. No offer is ever dropped.</li>

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -42,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link ScopedValue}, and nothing another attempt sets.</li>
  *   <li>No leaks: when the run has ended, every thread it started has finished.</li>
  * </ol>
- * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-28):
+ * then what they take for granted (WP-11 … WP-22), and what a service needs (WP-23 … WP-29):
  * <ol start="11">
  *   <li>The types say what they mean: no raw type and no bare {@code Object} in a public
  *       signature.</li>
@@ -72,6 +73,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>The JVM's shutdown (SIGTERM) stops the runs drained through a {@link StopOnShutdown} with
  *       a deadline, and holds the JVM until they have ended, or the deadline plus a grace.</li>
  *   <li>A retry may wait ({@link Builder#retryBackoff}) without holding a worker.</li>
+ *   <li>A retry that waits long may be its store's ({@link Builder#deferRetriesLongerThan}), with
+ *       its attempts, so that it holds nothing of the run and outlives it.</li>
  * </ol>
  *
  * <h2>A batch or a service</h2>
@@ -459,6 +462,12 @@ public final class WorkerPool<T, R> {
         private OnFailure onFailure;
         private int failuresKept = DEFAULT_FAILURES_KEPT;
         private Backoff backoff = Backoff.none();
+        /** From how long a retry's wait it is handed to the store (WP-29); null: never. */
+        private @Nullable Duration deferRetriesLongerThan;
+        /** The attempts an item had in earlier runs, as its store says (WP-29). */
+        private ToIntFunction<? super T> priorAttempts = item -> 0;
+        /** Whether {@link #priorAttempts} was called: a deferral needs it. */
+        private boolean priorAttemptsSet;
         /** Whether {@link #failuresKept} was called: it needs {@code CONTINUE}. */
         private boolean failuresKeptSet;
 
@@ -549,6 +558,42 @@ public final class WorkerPool<T, R> {
         }
 
         /**
+         * Hands to the store every retry whose wait ({@link #retryBackoff}) is at least
+         * {@code threshold}, rather than keeping it in the run (WP-29): the item is settled as
+         * {@link Settlement.Deferred}, with its attempts so far and when its retry is due, and the
+         * store hands it out again then, to this run or a later one, in this process or another.
+         * So a retry that waits minutes holds neither a worker nor a place in the retry room, nor
+         * memory, and outlives a deploy. Needs a {@link #settler} whose
+         * {@link Settler#keepsDeferred()} is {@code true} (the job table's), a backoff, and
+         * {@link #priorAttempts}, so that the retry budget and the backoff go on counting where
+         * they were (without it, an item that always fails would be deferred forever).
+         *
+         * @param threshold the shortest wait handed to the store; positive
+         * @return this builder
+         */
+        public Builder<T, R> deferRetriesLongerThan(Duration threshold) {
+            this.deferRetriesLongerThan = Objects.requireNonNull(threshold, "threshold");
+            return this;
+        }
+
+        /**
+         * Says how many attempts an item had before this run, as its store counts them (WP-29):
+         * the item's first attempt here is the next one, so {@link #maxRetries} counts all of
+         * them, the backoff waits as long as it would have, and {@link ItemContext#attempt()} goes on
+         * from there. The job table's {@code Job::attempts} is one. Called on the worker that takes
+         * the item, outside any attempt and its timeout: it must be quick; if it throws, or gives a
+         * negative number, the item fails with that as its cause.
+         *
+         * @param priorAttempts the attempts an item had before, zero or more
+         * @return this builder
+         */
+        public Builder<T, R> priorAttempts(ToIntFunction<? super T> priorAttempts) {
+            this.priorAttempts = Objects.requireNonNull(priorAttempts, "priorAttempts");
+            this.priorAttemptsSet = true;
+            return this;
+        }
+
+        /**
          * Sets where events are reported. The sink is called from one thread of the run's own,
          * never from a worker or from the caller of {@code requestStop()} or {@code abort()}, event
          * by event in the order they happened (a slow sink may miss events of a cancelled run);
@@ -564,8 +609,8 @@ public final class WorkerPool<T, R> {
 
         /**
          * Sets where every item's fate is settled durably: each item the run pulls is handed to
-         * {@code settler} exactly once, with the fate its books recorded (succeeded, failed, or
-         * released unfinished), in batches, from a thread of the run's own (see {@link Settler}).
+         * {@code settler} exactly once, with the fate its books recorded (succeeded, failed,
+         * released unfinished, or deferred to the store for a later retry, WP-29), in batches, from a thread of the run's own (see {@link Settler}).
          * The run ends only once every settlement has been offered and answered; if the settler
          * throws, the run stops pulling and ends as {@link RunOutcome.Unsettled}, naming what
          * the store did not acknowledge (WP-22).
@@ -703,6 +748,7 @@ public final class WorkerPool<T, R> {
                             + ", was " + inFlight);
                 }
             }
+            problems.addAll(deferralProblems());
             if (failuresKept < 0 || failuresKept > MAX_FAILURES_KEPT) {
                 problems.add("failuresKept must be between 0 and " + MAX_FAILURES_KEPT + ", was " + failuresKept);
             } else if (failuresKeptSet && onFailure == OnFailure.STOP) {
@@ -719,7 +765,50 @@ public final class WorkerPool<T, R> {
             requirePreview();
             return new WorkerPool<>(new PoolConfig<>(poolName, handler, workers, queueSize, timeout,
                     List.copyOf(retryable), maxRetries, metrics, intake, new PoolThreads(poolName), settler,
-                    settleBatch, inFlight, onFailure, failuresKept, deliversResults, backoff));
+                    settleBatch, inFlight, onFailure, failuresKept, deliversResults, backoff, deferRetriesLongerThan,
+                    priorAttempts));
+        }
+
+        /** {@return what is wrong with the deferral's settings (WP-29): a threshold needs a positive wait, a backoff and a store that keeps deferred items} */
+        private List<String> deferralProblems() {
+            List<String> problems = new ArrayList<>();
+            Duration threshold = deferRetriesLongerThan;
+            if (threshold == null) {
+                return problems;
+            }
+            if (threshold.isNegative() || threshold.isZero()) {
+                problems.add("deferRetriesLongerThan must be positive, was " + threshold);
+            }
+            if (backoff instanceof Backoff.None) {
+                problems.add("deferRetriesLongerThan(" + threshold + ") has no effect without a retryBackoff: every retry"
+                        + " starts at once");
+            }
+            if (!priorAttemptsSet) {
+                problems.add("deferRetriesLongerThan(" + threshold + ") needs priorAttempts(...): without the attempts"
+                        + " its store keeps, every run would start an item's count again, and one that always fails"
+                        + " would be deferred forever");
+            }
+            Settler<T> store = settler;
+            if (store == null) {
+                problems.add("deferRetriesLongerThan(" + threshold + ") needs a settler that keeps deferred items:"
+                        + " set one with settler(...)");
+            } else {
+                boolean keeps;
+                try {
+                    keeps = store.keepsDeferred();
+                } catch (Throwable e) { // a checked one too, thrown sneakily
+                    if (Fatal.isBeyondTheCall(e)) {
+                        throw e;
+                    }
+                    problems.add("the settler's keepsDeferred() threw " + SafeText.of(e));
+                    return problems;
+                }
+                if (!keeps) {
+                    problems.add("deferRetriesLongerThan(" + threshold + ") needs a settler whose keepsDeferred() is true:"
+                            + " this one would hand a deferred item out again at once, with no wait");
+                }
+            }
+            return problems;
         }
     }
 }

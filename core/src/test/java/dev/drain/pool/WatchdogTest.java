@@ -311,7 +311,7 @@ class WatchdogTest {
         PoolConfig<Integer, Integer> config = new PoolConfig<>("cap", item -> item, 1, 1,
                 java.time.temporal.ChronoUnit.FOREVER.getDuration(), List.of(), 0, null,
                 WorkerPool.IntakeKind.SHUTDOWN_QUEUE, new PoolThreads("cap"), null, 1, 1, WorkerPool.OnFailure.STOP, 0, true,
-                Backoff.none());
+                Backoff.none(), null, item -> 0);
         Watchdog watchdog = new Watchdog(1, config.itemTimeoutNanos(), () -> false, new SilentReports());
         assertThat(watchdog.timeout()).isEqualTo(PoolConfig.LONGEST_NANOS);
         assertThatThrownBy(() -> new Watchdog(1, Long.MAX_VALUE, () -> false, new SilentReports()))

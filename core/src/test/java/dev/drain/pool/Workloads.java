@@ -274,8 +274,8 @@ final class Workloads {
     static <T> RunOutcome<T> assertLedgerExact(Results<T, ?> results, long failuresKept) {
         RunOutcome<T> outcome = results.outcome().orElseThrow(() -> new AssertionError("the run has not ended"));
         PoolStats stats = results.stats();
-        assertThat(stats.succeeded() + stats.failed() + stats.discarded() + stats.cancelled())
-                .as("succeeded + failed + discarded + cancelled = pulled, in %s", stats).isEqualTo(stats.pulled());
+        assertThat(stats.succeeded() + stats.failed() + stats.discarded() + stats.cancelled() + stats.deferred())
+                .as("succeeded + failed + discarded + cancelled + deferred = pulled, in %s", stats).isEqualTo(stats.pulled());
         assertThat(outcome.failures()).as("the outcome's failures").hasSize((int) Math.min(stats.failed(), failuresKept));
         assertThat(outcome.discarded()).as("the outcome's discarded items").hasSize((int) stats.discarded());
         assertThat(outcome.cancelled()).as("the outcome's cancelled items").hasSize((int) stats.cancelled());

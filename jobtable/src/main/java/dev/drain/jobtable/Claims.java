@@ -300,7 +300,7 @@ final class Claims implements Iterator<Job> {
         take.setLong(4, terms.lease().toMillis());
         take.setLong(5, id);
         take.addBatch();
-        return new Job(id, payload, claim);
+        return new Job(id, payload, claim, rows.getInt(6));
     }
 
     /** Writes the releases of {@link #close}; on the statements' thread. Returns null: the statement has no result. */

@@ -10,14 +10,31 @@ import java.util.Objects;
  * @param id the row's key
  * @param payload what the job carries, as it was enqueued
  * @param claim the row's claim counter after this claim (1 for the first)
+ * @param attempts the attempts it had before this claim, as its deferred retries recorded them
+ *     (JT-16): 0 for a job whose retry was never deferred; give {@code Job::attempts} to the pool's
+ *     {@code priorAttempts}, so that its retry budget and backoff go on from there
  */
-public record Job(long id, String payload, int claim) {
+public record Job(long id, String payload, int claim, int attempts) {
     /** Checks the parts. */
     public Job {
         Objects.requireNonNull(payload, "payload");
         if (claim < 1) {
             throw new IllegalArgumentException("claim must be at least 1, not " + claim);
         }
+        if (attempts < 0) {
+            throw new IllegalArgumentException("attempts must not be negative, not " + attempts);
+        }
+    }
+
+    /**
+     * A job with no attempts before this claim.
+     *
+     * @param id the row's key
+     * @param payload what the job carries
+     * @param claim the row's claim counter after this claim
+     */
+    public Job(long id, String payload, int claim) {
+        this(id, payload, claim, 0);
     }
 
     /** {@return "job ID (claim N)": the payload is the user's, and may be long or private} */

@@ -46,7 +46,7 @@ public final class QueueOperations {
                     return Optional.empty();
                 }
                 return Optional.of(new StoredJob(r.getLong(1), r.getString(2), JobState.valueOf(r.getString(3).toUpperCase(Locale.ROOT)),
-                        r.getString(4), r.getInt(5), r.getInt(6), r.getString(7), instant(r, 8), instant(r, 9)));
+                        r.getString(4), r.getInt(5), r.getInt(6), r.getInt(10), r.getString(7), instant(r, 8), instant(r, 9)));
             }
         }
     }

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Writes a batch of settlements in one transaction, every write fenced by owner and claim (JT-5,
  * JT-7): {@code Succeeded} makes a row {@code done}, {@code Failed} {@code dead} with the
- * failure's text, {@code Released} {@code ready} again; a write that matches no row is counted as
- * stale. The rows of the batch leave {@link HeldClaims} whether the write succeeds or fails.
+ * failure's text, {@code Released} {@code ready} again, {@code Deferred} {@code ready} once its
+ * retry is due, with its attempts (JT-16); a write that matches no row is counted as stale. The rows of the batch leave {@link HeldClaims} whether the write succeeds or fails.
  *
  * <p>It keeps no connection: each caller brings its own, and nothing else of the caller's. It is
  * called by the settler's thread ({@link TableSettler}) and by a stream's statements thread, for
@@ -64,6 +64,7 @@ final class SettlementWriter {
                         settle.setNull(2, Types.VARCHAR);
                         settle.setBoolean(3, true);
                         settle.setNull(4, Types.BIGINT);
+                        settle.setNull(5, Types.INTEGER);
                     }
                     case Settlement.Failed<Job> failed -> {
                         settle.setString(1, "dead");
@@ -71,6 +72,7 @@ final class SettlementWriter {
                                 .replace('\u0000', '\ufffd')); // Postgres text holds no NUL
                         settle.setBoolean(3, true);
                         settle.setNull(4, Types.BIGINT);
+                        settle.setInt(5, failed.failure().attempts()); // all of them, the earlier runs' too (JT-16)
                     }
                     case Settlement.Released<Job> released -> {
                         settle.setString(1, "ready");
@@ -82,11 +84,19 @@ final class SettlementWriter {
                         } else {
                             settle.setLong(4, retryAt.toEpochMilli()); // not claimable before its retry is due (JT-12)
                         }
+                        settle.setNull(5, Types.INTEGER); // its attempts as they were: a cancelled one is not counted
+                    }
+                    case Settlement.Deferred<Job> deferred -> {
+                        settle.setString(1, "ready");
+                        settle.setNull(2, Types.VARCHAR);
+                        settle.setBoolean(3, false);
+                        settle.setLong(4, deferred.retryAt().toEpochMilli()); // the store keeps the retry until then (JT-16)
+                        settle.setInt(5, deferred.attempts());
                     }
                 }
-                settle.setLong(5, job.id());
-                settle.setString(6, owner);
-                settle.setInt(7, job.claim());
+                settle.setLong(6, job.id());
+                settle.setString(7, owner);
+                settle.setInt(8, job.claim());
                 settle.addBatch();
             }
             long matched = batch.isEmpty() ? 0 : rowsChanged(settle.executeBatch());

@@ -97,10 +97,11 @@ final class Store {
     }
 
     /** Every column a job table has, in the order of its definition. */
-    static final String COLUMNS = "id, payload, state, owner, claims, lost_leases, lease_until, last_error, settled_at, run_at";
+    static final String COLUMNS = "id, payload, state, owner, claims, lost_leases, lease_until, last_error, settled_at, run_at,"
+            + " attempts";
 
     /** The columns added to a job table after its first version, each as {@link #migrate} adds it to an older table. */
-    static final List<String> ADDED_COLUMNS = List.of("run_at BIGINT");
+    static final List<String> ADDED_COLUMNS = List.of("run_at BIGINT", "attempts INTEGER NOT NULL DEFAULT 0");
 
     /**
      * {@return whether {@code t} exists with every column of a job table} A query that matches no
@@ -143,6 +144,7 @@ final class Store {
                 + "last_error CHARACTER VARYING(" + JobTable.MAX_ERROR + "), "
                 + "settled_at BIGINT, "
                 + "run_at BIGINT, "
+                + "attempts INTEGER NOT NULL DEFAULT 0, "
                 + "CHECK (state IN ('ready', 'running', 'done', 'dead')))";
     }
 
@@ -284,7 +286,7 @@ final class Store {
             String abandoned = "(lease_until < " + now + (dialect == Dialect.POSTGRES ? ownerGone(t) : "") + ")";
             String fence = " WHERE id = ? AND owner = ? AND claims = ? AND state = 'running'";
             insert = "INSERT INTO " + t + " (payload, run_at) VALUES (?, ?)";
-            String columns = "SELECT id, payload, state, claims, lost_leases FROM " + t;
+            String columns = "SELECT id, payload, state, claims, lost_leases, attempts FROM " + t;
             String due = " AND (run_at IS NULL OR run_at <= " + now + ")";
             String expired = "state = 'running' AND " + abandoned;
             unsuspected = columns + " WHERE (state = 'ready' AND lost_leases < ?" + due + ") OR (" + expired + " AND lost_leases < ?)"
@@ -299,11 +301,13 @@ final class Store {
             renew = "UPDATE " + t + " SET lease_until = " + now + " + ? WHERE id = ? AND claims = ?";
             settle = "UPDATE " + t + " SET state = ?, last_error = COALESCE(CAST(? AS CHARACTER VARYING(" + JobTable.MAX_ERROR
                     + ")), last_error), owner = NULL, lease_until = NULL, settled_at = CASE WHEN ? THEN " + now
-                    + " ELSE settled_at END, run_at = COALESCE(CAST(? AS BIGINT), run_at)" + fence;
+                    + " ELSE settled_at END, run_at = COALESCE(CAST(? AS BIGINT), run_at), attempts = COALESCE(CAST(? AS INTEGER), attempts)"
+                    + fence;
             counts = "SELECT state, COUNT(*) FROM " + t + " GROUP BY state";
-            one = "SELECT id, payload, state, owner, claims, lost_leases, last_error, run_at, settled_at FROM " + t + " WHERE id = ?";
+            one = "SELECT id, payload, state, owner, claims, lost_leases, last_error, run_at, settled_at, attempts FROM " + t
+                    + " WHERE id = ?";
             String ready = "UPDATE " + t + " SET state = 'ready', owner = NULL, lease_until = NULL, lost_leases = 0, run_at = NULL,"
-                    + " settled_at = NULL WHERE state = 'dead'";
+                    + " attempts = 0, settled_at = NULL WHERE state = 'dead'";
             requeue = ready + " AND id = ?";
             requeueDead = ready + " AND POSITION(? IN COALESCE(last_error, '')) > 0";
             stateOf = "SELECT state FROM " + t + " WHERE id = ?";

@@ -51,6 +51,12 @@ final class TableSettler implements Settler<Job> {
         this.owner = owner;
     }
 
+    /** {@return true: a deferred job is kept {@code ready} until its retry is due, with its attempts (JT-16)} */
+    @Override
+    public boolean keepsDeferred() {
+        return true;
+    }
+
     @Override
     public void settle(List<Settlement<Job>> batch) throws SQLException {
         if (tableClosed.getAsBoolean()) {

@@ -222,16 +222,27 @@ class JobQueueTest extends OnEveryDialect {
     /** JT-1: a table of an earlier version (no run_at) fails open() naming migrate(); migrate() adds the column, keeps the rows, and changes nothing when run again. */
     @Test
     void migrateBringsAnEarlierTableToThisVersion() throws SQLException {
-        try (Connection c = db.getConnection(); java.sql.Statement st = c.createStatement()) {
-            st.execute(Store.createTable(table).replace("run_at BIGINT, ", ""));
-            st.execute("INSERT INTO " + table + " (payload) VALUES ('from before')");
+        // each earlier version: the first (no run_at, no attempts), the one before JT-16 (no attempts)
+        List<String> earlier = List.of(Store.createTable(table).replace("run_at BIGINT, ", "")
+                .replace("attempts INTEGER NOT NULL DEFAULT 0, ", ""),
+                Store.createTable(table + "_b").replace("attempts INTEGER NOT NULL DEFAULT 0, ", ""));
+        List<String> names = List.of(table, table + "_b");
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            try (Connection c = db.getConnection(); java.sql.Statement st = c.createStatement()) {
+                st.execute(earlier.get(i));
+                st.execute("INSERT INTO " + name + " (payload) VALUES ('from before')");
+            }
+            assertThatThrownBy(() -> open(JobTable.on(db), name)).as(name).isInstanceOf(SQLException.class)
+                    .hasMessageContaining(".table(\"" + name + "\").migrate()");
+            JobTable.on(db).table(name).migrate();
+            JobTable.on(db).table(name).migrate();
+            JobTable t = open(JobTable.on(db), name);
+            assertThat(claimAll(t)).as(name).singleElement().satisfies(job -> {
+                assertThat(job.payload()).isEqualTo("from before");
+                assertThat(job.attempts()).isZero();
+            });
         }
-        assertThatThrownBy(() -> open(JobTable.on(db))).isInstanceOf(SQLException.class)
-                .hasMessageContaining(".table(\"" + table + "\").migrate()");
-        JobTable.on(db).table(table).migrate();
-        JobTable.on(db).table(table).migrate();
-        JobTable t = open(JobTable.on(db));
-        assertThat(claimAll(t)).extracting(Job::payload).containsExactly("from before");
     }
 
     /**

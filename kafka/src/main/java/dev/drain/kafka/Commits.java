@@ -87,8 +87,11 @@ final class Commits<K, V> {
                     PartitionTrack track = tracks.get(delivery.topicPartition());
                     if (track == null || track.assignment != delivery.assignment()) {
                         staleSettlements.incrementAndGet(); // revoked or lost since: the next owner delivers it again
-                    } else if (settlement instanceof Settlement.Released<Delivery<K, V>>) {
-                        released.add(delivery); // outstanding still: the next stream of this source gets it (KC-6)
+                    } else if (settlement instanceof Settlement.Released<Delivery<K, V>>
+                            || settlement instanceof Settlement.Deferred<Delivery<K, V>>) {
+                        // outstanding still: the next stream of this source gets it (KC-6); a Deferred never
+                        // comes here (this settler does not keep them, WP-29), and would be redelivered, never committed
+                        released.add(delivery);
                     } else if (track.done(delivery.offset())) {
                         marked.computeIfAbsent(delivery.topicPartition(), p -> new ArrayList<>()).add(delivery.offset());
                         markedDeliveries.add(delivery);

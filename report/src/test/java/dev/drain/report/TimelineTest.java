@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class TimelineTest {
     private static Timeline timeline = new Timeline("", Duration.ZERO, List.of(), List.of(), List.of(), List.of(), 0);
     private static List<RecordedEvent> events = List.of();
-    private static PoolStats stats = new PoolStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    private static PoolStats stats = new PoolStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** A run with a stubborn item (a timeout and two escalations), a retry, plain successes, and a stop. */
     @BeforeAll

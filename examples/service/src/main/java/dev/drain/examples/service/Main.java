@@ -61,7 +61,10 @@ public final class Main {
                     .workers(8).settler(table.settler()).name("service")
                     // a flaky backend: retried later, without holding a worker, for about a minute in all
                     .retryable(IOException.class).maxRetries(8)
-                    .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30)));
+                    .retryBackoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30)))
+                    // a retry that waits 5 s or more waits in the table, with its attempts (WP-29, JT-16):
+                    // it holds nothing of the run, and a deploy meanwhile loses nothing of it
+                    .deferRetriesLongerThan(Duration.ofSeconds(5)).priorAttempts(Job::attempts);
             System.out.println("serving " + table.operations().backlog() + "; stop it with SIGTERM or Ctrl-C");
             // One run over the stream that waits for work (JT-13): a job enqueued later is claimed at once
             // (LISTEN/NOTIFY), and SIGTERM ends the wait, then the run, within STOP_DEADLINE.
