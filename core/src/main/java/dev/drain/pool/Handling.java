@@ -116,13 +116,13 @@ final class Handling<T, R> {
         }
         Duration delay = config.backoff().delayBefore(context.attempt(),
                 ThreadLocalRandom.current());
-        long due = System.nanoTime() + delay.toNanos();
         if (config.defers(delay)) { // longer than the pool keeps a retry: the store keeps it (WP-29), even in a
             Instant retryAt = Instant.now().plus(delay); // cancellation, so that the attempt just made is counted
             PoolLog.deferring(config.name(), context, cause, retryAt);
             held.deferred(context.attempt(), retryAt);
             return false;
         }
+        long due = System.nanoTime() + delay.toNanos();
         if (lifecycle.isCancelling()) { // it would be retried, but the run is being cancelled
             if (delay.isZero()) {
                 held.cancelled();

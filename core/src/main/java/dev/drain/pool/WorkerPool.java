@@ -734,15 +734,10 @@ public final class WorkerPool<T, R> {
                         + " or leave settleBatch alone");
             }
             int inFlight = 1;
-            if (settler != null) {
-                try {
-                    inFlight = settler.batchesInFlight();
-                } catch (Throwable e) { // a checked one too, thrown sneakily (Kotlin, Lombok)
-                    if (Fatal.isBeyondTheCall(e)) {
-                        throw e; // the JVM's trouble, not a setting
-                    }
-                    problems.add("the settler's batchesInFlight() threw " + SafeText.of(e));
-                }
+            Settler<T> store = settler;
+            if (store != null) {
+                Integer asked = askTheSettler(store::batchesInFlight, "batchesInFlight()", problems);
+                inFlight = asked == null ? 1 : asked;
                 if (inFlight < 1 || inFlight > MAX_BATCHES_IN_FLIGHT) {
                     problems.add("the settler's batchesInFlight() must be between 1 and " + MAX_BATCHES_IN_FLIGHT
                             + ", was " + inFlight);
@@ -769,6 +764,22 @@ public final class WorkerPool<T, R> {
                     priorAttempts));
         }
 
+        /**
+         * {@return what the settler answers to {@code question}, asked once when the pool is built,
+         * or null if it threw, which {@code problems} then says} A JVM's trouble is thrown on.
+         */
+        private static <V> @Nullable V askTheSettler(java.util.function.Supplier<V> question, String name, List<String> problems) {
+            try {
+                return question.get();
+            } catch (Throwable e) { // a checked one too, thrown sneakily (Kotlin, Lombok)
+                if (Fatal.isBeyondTheCall(e)) {
+                    throw e; // the JVM's trouble, not a setting
+                }
+                problems.add("the settler's " + name + " threw " + SafeText.of(e));
+                return null;
+            }
+        }
+
         /** {@return what is wrong with the deferral's settings (WP-29): a threshold needs a positive wait, a backoff and a store that keeps deferred items} */
         private List<String> deferralProblems() {
             List<String> problems = new ArrayList<>();
@@ -793,17 +804,8 @@ public final class WorkerPool<T, R> {
                 problems.add("deferRetriesLongerThan(" + threshold + ") needs a settler that keeps deferred items:"
                         + " set one with settler(...)");
             } else {
-                boolean keeps;
-                try {
-                    keeps = store.keepsDeferred();
-                } catch (Throwable e) { // a checked one too, thrown sneakily
-                    if (Fatal.isBeyondTheCall(e)) {
-                        throw e;
-                    }
-                    problems.add("the settler's keepsDeferred() threw " + SafeText.of(e));
-                    return problems;
-                }
-                if (!keeps) {
+                Boolean keeps = askTheSettler(store::keepsDeferred, "keepsDeferred()", problems);
+                if (keeps != null && !keeps) {
                     problems.add("deferRetriesLongerThan(" + threshold + ") needs a settler whose keepsDeferred() is true:"
                             + " this one would hand a deferred item out again at once, with no wait");
                 }

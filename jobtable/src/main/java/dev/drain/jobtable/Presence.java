@@ -39,6 +39,19 @@ final class Presence {
     @GuardedBy("lock")
     private boolean closed;
 
+    /**
+     * {@return the condition on a row {@code l} of {@code pg_locks} that it is the granted lock of
+     * the owner {@code owner} names (an SQL expression: a column, or {@code ?}), in this database}
+     * The one home of that match: the claim's "owner gone" (JT-3) and the tests that watch a
+     * presence use it. The lock's second key is PostgreSQL's {@code hashtext} of the owner, as
+     * {@code pg_locks} shows it (an unsigned 32 bits).
+     */
+    static String lockOf(String owner) {
+        return "l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = " + KEY_SPACE
+                + " AND l.objid = (hashtext(" + owner + ")::bigint & 4294967295)::oid"
+                + " AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())";
+    }
+
     Presence(Store store, String owner) {
         this.store = store;
         this.owner = owner;

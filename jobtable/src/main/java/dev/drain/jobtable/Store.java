@@ -251,9 +251,7 @@ final class Store {
          * {@code hashtext} of the owner, as {@code pg_locks} shows it (an unsigned 32 bits).
          */
         private static String ownerGone(String t) {
-            return " OR NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
-                    + " AND l.classid = " + Presence.KEY_SPACE + " AND l.objid = (hashtext(" + t + ".owner)::bigint & 4294967295)::oid"
-                    + " AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database()))";
+            return " OR NOT EXISTS (SELECT 1 FROM pg_locks l WHERE " + Presence.lockOf(t + ".owner") + ")";
         }
 
         final String insert;

@@ -277,12 +277,9 @@ class JobQueueTest extends OnEveryDialect {
 
     /** {@return the backend that holds {@code owner}'s presence lock (JT-3), or 0 if none does} */
     private int presenceBackend(String owner) {
-        try (Connection c = db.getConnection(); PreparedStatement p = c.prepareStatement(
-                "SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = ?"
-                        + " AND l.objid = (hashtext(?)::bigint & 4294967295)::oid"
-                        + " AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())")) {
-            p.setLong(1, Presence.KEY_SPACE);
-            p.setString(2, owner);
+        try (Connection c = db.getConnection();
+                PreparedStatement p = c.prepareStatement("SELECT l.pid FROM pg_locks l WHERE " + Presence.lockOf("?"))) {
+            p.setString(1, owner);
             try (ResultSet r = p.executeQuery()) {
                 return r.next() ? r.getInt(1) : 0;
             }
