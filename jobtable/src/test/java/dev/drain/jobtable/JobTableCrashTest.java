@@ -142,11 +142,14 @@ class JobTableCrashTest {
     }
 
     /**
-     * JT-9, JT-2, JT-4: three processes drain one table at once and one of them is killed: every job
+     * JT-9, JT-2, JT-4, JT-13: three processes drain one table at once, two over the waiting stream
+     * (the killed one among them) and one over a batch stream, and one of them is killed: every job
      * handled, none acknowledged twice, every row the killed one held taken again only once its
      * lease was lost, and a job handled twice only where a lease was lost: the killed one's rows,
      * or, on a machine so loaded that a survivor missed its renewals for a whole lease, that
-     * survivor's (JT-4: its late acknowledgement is then a fenced no-op).
+     * survivor's (JT-4: its late acknowledgement is then a fenced no-op). The batch process ends
+     * when it finds nothing to claim; the waiting one serves until every job is done, and SIGTERM
+     * then stops its run, which completes.
      */
     @Test
     void processesSharingATableLoseNothingWhenOneIsKilled(Engines engines) throws Exception {
@@ -163,22 +166,28 @@ class JobTableCrashTest {
         try {
             for (int i = 0; i < 3; i++) {
                 outs.add(Files.createTempFile("drain-shared-child", ".out"));
-                children.add(startChild(url, table, "child" + i, outs.get(i)));
+                children.add(startChild(url, table, "child" + i, outs.get(i), LEASE, i < 2)); // child2's stream ends when empty
             }
             Process victim = children.get(1);
             Waits.until("a third of the jobs witnessed", () -> witnessed(db, table) >= JOBS / 3);
             victim.destroyForcibly();
             assertThat(victim.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the victim killed").isTrue();
             heldByTheKilled = heldBy(db, table, "child1-");
-            for (Process child : children) {
-                assertThat(child.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("a child ended").isTrue();
-            }
-            for (int i = 0; i < children.size(); i++) {
-                if (i != 1) {
-                    assertThat(children.get(i).exitValue()).as("child %s's exit status (its output: %s)", i, ChildJvm.output(outs.get(i)))
-                            .isZero();
+            Process batch = children.get(2);
+            assertThat(batch.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the batch child ended").isTrue();
+            assertThat(batch.exitValue()).as("the batch child's exit status (its output: %s)", ChildJvm.output(outs.get(2))).isZero();
+            Process waiting = children.get(0);
+            Waits.until("every job done by the waiting child", () -> {
+                try {
+                    return Rows.inState(db, table, "done").size() == JOBS;
+                } catch (SQLException e) {
+                    throw new AssertionError(e);
                 }
-            }
+            });
+            waiting.destroy(); // SIGTERM: its run stops, settles and the process exits
+            assertThat(waiting.waitFor(Bounds.WAIT.toNanos(), TimeUnit.NANOSECONDS)).as("the waiting child stopped").isTrue();
+            assertThat(waiting.exitValue()).as("the waiting child's exit status (128 + 15)").isEqualTo(143);
+            assertThat(ChildJvm.output(outs.get(0))).as("how the waiting child's run ended").contains("ended Completed[stopRequested=true");
         } finally {
             for (Process child : children) {
                 child.destroyForcibly();
@@ -348,10 +357,6 @@ class JobTableCrashTest {
         } catch (SQLException e) {
             throw new AssertionError(e);
         }
-    }
-
-    private static Process startChild(String url, String table, String who, Path out) throws IOException {
-        return startChild(url, table, who, out, LEASE, false);
     }
 
     private static Process startChild(String url, String table, String who, Path out, Duration lease, boolean waiting) throws IOException {

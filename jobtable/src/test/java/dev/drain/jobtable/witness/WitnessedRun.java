@@ -3,6 +3,8 @@ package dev.drain.jobtable.witness;
 import dev.drain.jobtable.Job;
 import dev.drain.jobtable.JobTable;
 import dev.drain.pool.Results;
+import dev.drain.pool.RunOutcome;
+import dev.drain.pool.StopOnShutdown;
 import dev.drain.pool.WorkerPool;
 import java.time.Duration;
 import java.util.stream.Stream;
@@ -18,7 +20,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <p>Arguments of {@link #main}: JDBC URL, table, lease in milliseconds, workers, who (the
  * owner's prefix, written into the witness), and optionally {@code waiting}: a service's stream
- * ({@code claimsUntilStopped()}), which never ends by itself, for a process that is killed.
+ * ({@code claimsUntilStopped()}), which never ends by itself: the process serves it until it is
+ * killed, or until SIGTERM stops the run ({@link StopOnShutdown}, a 10 s deadline), which it
+ * prints ({@code ended } and the outcome) before the process exits.
  */
 public final class WitnessedRun {
     private WitnessedRun() {}
@@ -30,8 +34,19 @@ public final class WitnessedRun {
      * @throws Exception whatever the run throws: the process then exits with status 1
      */
     public static void main(String[] args) throws Exception {
-        drain(dataSource(args[0]), args[1], Duration.ofMillis(Long.parseLong(args[2])), Integer.parseInt(args[3]), args[4],
-                args.length > 5 && args[5].equals("waiting"));
+        DataSource db = dataSource(args[0]);
+        Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
+        if (args.length > 5 && args[5].equals("waiting")) {
+            try (StopOnShutdown shutdown = StopOnShutdown.install(Duration.ofSeconds(10))) {
+                run(db, args[1], lease, Integer.parseInt(args[3]), args[4], true, (pool, claims) -> {
+                    RunOutcome<Job> outcome = shutdown.drain(pool, claims);
+                    System.out.println("ended " + outcome); // what the run ended with: the exit status after SIGTERM is 143 either way
+                    return 0;
+                });
+            }
+        } else {
+            drain(db, args[1], lease, Integer.parseInt(args[3]), args[4]);
+        }
     }
 
     /**
@@ -63,24 +78,20 @@ public final class WitnessedRun {
      * @throws Exception if the database or the run fails
      */
     public static long drain(DataSource db, String table, Duration lease, int workers, String who) throws Exception {
-        return drain(db, table, lease, workers, who, false);
+        return run(db, table, lease, workers, who, false, (pool, claims) -> {
+            try (claims; Results<Job, Long> results = pool.run(claims)) {
+                results.forEachRemaining(id -> {});
+                return results.stats().succeeded();
+            }
+        });
     }
 
     /**
-     * Runs a pool as {@link #drain(DataSource, String, Duration, int, String)} does, over the
-     * table's waiting stream if asked, which ends only when the run is stopped (or the process
-     * killed).
-     *
-     * @param db the database
-     * @param table the job table, with its {@link Witnesses}
-     * @param lease the lease of its claims
-     * @param workers the pool's workers, and the witness's connections
-     * @param who the owner's prefix
-     * @param waiting whether to serve {@code claimsUntilStopped()} rather than {@code claims()}
-     * @return how many jobs it acknowledged as done
-     * @throws Exception if the database or the run fails
+     * Runs one pool of {@code workers} over {@code waiting ? claimsUntilStopped() : claims()},
+     * each attempt witnessed, with {@code runner}.
      */
-    public static long drain(DataSource db, String table, Duration lease, int workers, String who, boolean waiting) throws Exception {
+    private static long run(DataSource db, String table, Duration lease, int workers, String who, boolean waiting, Runner runner)
+            throws Exception {
         try (JobTable t = JobTable.on(db).table(table).ownerPrefix(who).lease(lease).claimBatch(4).open();
                 WitnessConnections witnesses = new WitnessConnections(db, table, who, workers)) {
             WorkerPool<Job, Long> pool = WorkerPool.<Job, Long>builder(job -> {
@@ -88,10 +99,14 @@ public final class WitnessedRun {
                 Thread.sleep(2); // the job's own work, after its effect is durable
                 return job.id();
             }).name(who + "-pool").workers(workers).queueSize(workers).settler(t.settler()).settleBatch(8).build();
-            try (Stream<Job> claims = waiting ? t.claimsUntilStopped() : t.claims(); Results<Job, Long> results = pool.run(claims)) {
-                results.forEachRemaining(id -> {});
-                return results.stats().succeeded();
-            }
+            return runner.run(pool, waiting ? t.claimsUntilStopped() : t.claims());
         }
+    }
+
+    /** Runs one pool over one stream of claims to its end. */
+    @FunctionalInterface
+    private interface Runner {
+        /** {@return how many jobs the run acknowledged as done, if it knows} */
+        long run(WorkerPool<Job, Long> pool, Stream<Job> claims) throws Exception;
     }
 }
