@@ -45,8 +45,9 @@ final class ForcedClose {
     /** The owner's whole stack when the run's scope was opened, innermost frame first. */
     private final StackTraceElement[] atOpen;
 
-    private ForcedClose(StackTraceElement[] atOpen) {
-        this.atOpen = atOpen;
+    /** @param atOpen the owner's stack when the run's scope was opened, innermost frame first (package-private for the reading's own tests) */
+    ForcedClose(StackTraceElement[] atOpen) {
+        this.atOpen = atOpen.clone();
     }
 
     /**
@@ -111,9 +112,14 @@ final class ForcedClose {
         return false;
     }
 
-    /** {@return whether frame {@code index} of {@code now} and those under it are frame {@code at} of the open and those under it} */
+    /**
+     * {@return whether frame {@code index} of {@code now} and those under it are frame {@code at} of
+     * the open and those under it} {@code at} may be negative (a stack deeper now than at the
+     * open); {@code at} plus the frames under {@code index} stays within the open's stack (both
+     * callers keep it so).
+     */
     private boolean matchesAt(StackTraceElement[] now, int index, int at) {
-        if (at < 0 || at + (now.length - 1 - index) >= atOpen.length || !sameMethod(now[index], atOpen[at])) {
+        if (at < 0 || !sameMethod(now[index], atOpen[at])) {
             return false;
         }
         for (int k = 1; index + k < now.length; k++) {

@@ -134,10 +134,9 @@ final class Handoff<E> {
         try {
             if (closed || dead != null) {
                 if (reserved > 0) { // the place is given back: the last waits may now be over
-                    reserved--;
+                    reserved--; // (only once dead: a close gives back every place kept, and keeps none after)
                     held--;
-                    workOrAnswer.signal();
-                    answeredOrReleased.signalAll();
+                    answeredOrReleased.signalAll(); // the delivering thread has ended: nobody waits for work
                 }
                 return false;
             }
@@ -164,7 +163,7 @@ final class Handoff<E> {
     boolean reserve() {
         lock.lock();
         try {
-            if (closed || dead != null || !waitForRoom()) { // closed or dead: no offer will be taken
+            if (!waitForRoom() || closed || dead != null) { // closed or dead, before the wait or during it: no offer will be taken
                 return false;
             }
             reserved++;

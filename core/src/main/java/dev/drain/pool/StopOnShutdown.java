@@ -149,6 +149,11 @@ public final class StopOnShutdown implements AutoCloseable {
         return guarded(pool, () -> pool.drain(source), source::close);
     }
 
+    /** {@return the hook's thread} Package-private so that a test can tell whether it is registered. */
+    Thread hook() {
+        return hook;
+    }
+
     /** {@return whether the JVM has begun to shut down} A service loop ends when it has. */
     public boolean received() {
         lock.lock();

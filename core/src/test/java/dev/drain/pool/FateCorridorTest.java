@@ -12,7 +12,11 @@ import dev.drain.support.Waits;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -148,6 +152,39 @@ class FateCorridorTest {
                 // the run's permanent failures: the outcome says which
             }
             return Workloads.assertLedgerExact(results);
+        }
+    }
+
+    /**
+     * WP-22: a store that answers on a thread of its own and fails ({@code runAsync} of a step
+     * that throws, which completes its stage with a {@code CompletionException} around what was
+     * thrown) is reported with what it threw: the run ends {@code Unsettled}, its cause the store's
+     * own exception.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aStoreThatFailsOnItsOwnThreadIsReportedWithItsOwnException(ThreadKind kind) {
+        IllegalStateException down = new IllegalStateException("the store is down");
+        try (ExecutorService storeThreads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Settler<Integer> store = new Settler<>() {
+                @Override
+                public void settle(List<Settlement<Integer>> batch) {
+                    throw new AssertionError("unreachable: submit is overridden");
+                }
+
+                @Override
+                public CompletionStage<?> submit(List<Settlement<Integer>> batch) {
+                    return CompletableFuture.runAsync(() -> {
+                        throw down;
+                    }, storeThreads);
+                }
+            };
+            WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(Workloads.echo()).intake(intake).settler(store)
+                    .build();
+            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.of(3)));
+            assertThat(owner.value()).isInstanceOfSatisfying(RunOutcome.Unsettled.class,
+                    unsettled -> assertThat(unsettled.cause()).isSameAs(down));
+            assertNoThreadsLeft(pool);
         }
     }
 

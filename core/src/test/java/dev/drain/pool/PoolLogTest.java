@@ -117,9 +117,12 @@ class PoolLogTest {
         pool.requestStop(Bounds.WAIT.multipliedBy(2));
         gate.open();
         assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
-        assertThat(recordsOf(pool, Level.INFO)).extracting(LogRecord::getMessage)
-                .satisfiesExactly(m -> assertThat(m).contains("stopping: intake stopped after"),
-                        m -> assertThat(m).contains("ended Completed (stopped): pulled=").contains("failed=0"));
+        List<String> lines = recordsOf(pool, Level.INFO).stream().map(LogRecord::getMessage).toList();
+        assertThat(lines).satisfiesExactly(m -> assertThat(m).contains("stopping: intake stopped after"),
+                m -> assertThat(m).contains("ended Completed (stopped): pulled=").contains("failed=0"));
+        String pulled = lines.get(1).replaceFirst(".*pulled=(\\d+).*", "$1");
+        assertThat(lines.getFirst()).as("the items pulled when the intake stopped: every item the run pulled")
+                .contains("intake stopped after " + pulled + " items");
         assertNoThreadsLeft(pool);
     }
 
@@ -197,6 +200,38 @@ class PoolLogTest {
             assertNoThreadsLeft(pool);
         } finally {
             jul.removeHandler(throwing);
+        }
+    }
+
+    /**
+     * WP-26: a retry is logged at {@code DEBUG} with its cause, once per retry, and the permanent
+     * failure that follows says how many attempts it took (one, or several) and that the run goes on.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void retriesAreLoggedAtDebugAndAFailureCountsItsAttempts(ThreadKind kind) {
+        Logger jul = Logger.getLogger(PoolLog.NAME);
+        Level before = jul.getLevel();
+        jul.setLevel(Level.FINE);
+        try {
+            WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> {
+                if (item == 0) {
+                    throw new java.io.IOException("item 0's backend is down");
+                }
+                malformedAbove(item, 1);
+            }).retryable(java.io.IOException.class).maxRetries(2).intake(intake).workers(1)
+                    .name("retried-" + intake + "-" + kind).build();
+            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> pool.drain(Workloads.CountingSource.of(2)));
+            assertThat(Objects.requireNonNull(owner.value()).failures()).hasSize(2);
+            assertThat(recordsOf(pool, Level.FINE)).extracting(LogRecord::getMessage)
+                    .filteredOn(m -> m.contains("failed, retrying:")).hasSize(2)
+                    .allSatisfy(m -> assertThat(m).contains("item 0's backend is down"));
+            assertThat(recordsOf(pool, Level.SEVERE)).extracting(LogRecord::getMessage).containsExactlyInAnyOrder(
+                    "drain: run " + pool.name() + ": item 0 failed for good after 3 attempts; settled as failed, the run goes on",
+                    "drain: run " + pool.name() + ": item 1 failed for good after 1 attempt; settled as failed, the run goes on");
+            assertNoThreadsLeft(pool);
+        } finally {
+            jul.setLevel(before);
         }
     }
 }

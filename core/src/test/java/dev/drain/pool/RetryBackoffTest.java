@@ -168,6 +168,44 @@ class RetryBackoffTest {
     }
 
     /**
+     * WP-28, WP-12: with the retry room full (it holds one item per worker), a second retry waits
+     * on its worker; an abort ends that wait at once, and both items are released to the settler,
+     * cancelled, each with when its retry was due, and never attempted again.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void anAbortEndsARetryThatWaitsOnItsWorker(ThreadKind kind) {
+        RecordingSettler settler = new RecordingSettler();
+        WorkerPool<Integer, String> pool = WorkerPool.<Integer, String>builder(item -> {
+            flaky(List.of(0, 1), 1).accept(item);
+            return Workloads.result(item);
+        }).intake(intake).workers(1).queueSize(1).retryable(IOException.class).maxRetries(1)
+                .retryBackoff(Backoff.fixed(Bounds.WAIT.multipliedBy(3))).settler(settler).build();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(Workloads.CountingSource.of(2))) {
+                Waits.until("both items failed once: one waits in the room, one on the worker", () -> results.stats().retried() == 2);
+                pool.abort();
+                try {
+                    Workloads.drain(results);
+                } catch (PoolAborted expected) {
+                    // the outcome says which
+                }
+                return assertLedgerExact(results);
+            }
+        });
+        RunOutcome<Integer> outcome = Objects.requireNonNull(owner.value());
+        assertThat(outcome).isInstanceOf(RunOutcome.Aborted.class);
+        assertThat(outcome.cancelled()).containsExactlyInAnyOrder(0, 1);
+        assertThat(starts).doesNotContain("0/2", "1/2");
+        assertThat(settler.offered()).hasSize(2).allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.Released.class,
+                released -> {
+                    assertThat(released.why()).isEqualTo(Settlement.Why.CANCELLED);
+                    assertThat(released.retryAt()).as("when its retry was due").isNotNull();
+                }));
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-28, WP-1: with a backoff the lead stays within {@code queueSize + 2 × workers + 1}: every
      * item fails once and waits 20 ms, over an endless source, until a stop; the books are exact.
      */

@@ -317,8 +317,13 @@ class SettlementTest {
 
         /** {@return whether the producer waits, with at least {@link #HELD} items pulled} */
         boolean producerWaits() {
+            return producerWaitsWith(HELD);
+        }
+
+        /** {@return whether the producer waits, with at least {@code items} pulled} */
+        boolean producerWaitsWith(int items) {
             Thread thread = producer.get();
-            return pulled.get() >= HELD && thread != null && thread.getState() == Thread.State.WAITING;
+            return pulled.get() >= items && thread != null && thread.getState() == Thread.State.WAITING;
         }
     }
 
@@ -362,6 +367,51 @@ class SettlementTest {
         }
         assertThat(run.owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
         assertNoThreadsLeft(run.pool);
+    }
+
+    /**
+     * WP-22, WP-23: a store that does not answer holds a pool that goes on past its failures too:
+     * a worker records a permanent failure, then waits for the store's room, so the source is
+     * never further ahead than the backlog (4 batches of 2), one more failure per worker but the
+     * one that filled it (each recorded its failure before it looked for room), the queue and the
+     * producer's own item. Looked at once the run is still: the producer waits, and every item
+     * pulled but the queue's and the producer's is decided, twice in a row with the same count.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aBlockedStoreHoldsAPoolWhoseItemsAllFail(ThreadKind kind) {
+        CountDownLatch answer = new CountDownLatch(1);
+        RecordingSettler settler = RecordingSettler.answeringOnceOpen(answer);
+        WorkerPool<Integer, String> pool = builder(item -> {
+            throw new IllegalArgumentException("item " + item + " is malformed");
+        }, settler).settleBatch(2).onFailure(WorkerPool.OnFailure.CONTINUE).build();
+        WatchedSource source = new WatchedSource();
+        int bound = 2 * Settling.BACKLOG_BATCHES + (3 - 1) + 2 + 1;
+        AtomicReference<@Nullable Results<Integer, String>> running = new AtomicReference<>();
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Integer, String> results = pool.run(source.items)) {
+                running.set(results);
+                drain(results);
+                return assertSettledAsTheBooks(results, settler);
+            }
+        });
+        try {
+            long[] lastStill = {-1};
+            Waits.until("the run is still, with the store blocked", () -> {
+                Results<Integer, String> results = running.get();
+                long pulled = source.pulled.get();
+                boolean still = results != null && source.producerWaitsWith(1) && results.stats().failed() == pulled - 3;
+                boolean twice = still && lastStill[0] == pulled;
+                lastStill[0] = still ? pulled : -1;
+                return twice;
+            });
+            assertThat(source.pulled.get()).as("items pulled with the store blocked").isLessThanOrEqualTo(bound);
+        } finally {
+            answer.countDown();
+            pool.requestStop();
+        }
+        assertThat(owner.value()).isInstanceOfSatisfying(RunOutcome.Completed.class, c -> assertThat(c.stopRequested()).isTrue());
+        assertNoThreadsLeft(pool);
     }
 
     /**

@@ -189,6 +189,7 @@ class StopOnShutdownTest {
                 () -> shutdown.drain(pool, java.util.stream.Stream.of(1, 2, 3).onClose(closes::incrementAndGet)));
         assertThat(owner.thrown(IllegalStateException.class)).hasMessageContaining("closed");
         assertThat(closes).hasValue(1);
+        assertThat(shutdown.received()).as("asked on another thread: the refusal let go of the registration's lock").isFalse();
     }
 
     /** WP-27: a closed registration refuses to drain, says why, and closing it again does nothing. */
@@ -203,6 +204,78 @@ class StopOnShutdownTest {
                 () -> shutdown.drain(pool, Workloads.CountingSource.of(3)));
         assertThat(owner.thrown(IllegalStateException.class)).hasMessageContaining("closed");
         assertThatThrownBy(() -> StopOnShutdown.install(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * WP-27: a registration closed while the hook waits for a run still running lets the hook
+     * return as soon as that run ends (well before the deadline).
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aHookClosedFirstReturnsWhenTheLastRunEnds(ThreadKind kind) throws InterruptedException {
+        Workloads.Gate gate = new Workloads.Gate();
+        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2).build();
+        StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(4));
+        try {
+            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
+                    () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
+            gate.awaitArrivals(2);
+            Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
+            Waits.until("the run is stopping", () -> pool.toString().endsWith(", STOPPING]"));
+            shutdown.close();
+            Waits.untilParked(hook.thread());
+            assertThat(hook.isDone()).as("the hook returned while a run was still held").isFalse();
+            gate.open();
+            assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
+            hook.value(); // woken by the run's end, long before the deadline
+        } finally {
+            gate.open();
+            shutdown.close();
+        }
+        assertNoThreadsLeft(pool);
+    }
+
+    /** WP-27, WP-16: a null pool is refused, and the stream handed over with it is closed. */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aNullPoolIsRefusedAndItsStreamClosed(ThreadKind kind) {
+        AtomicInteger closes = new AtomicInteger();
+        try (StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT)) {
+            @SuppressWarnings("NullAway") // the point: a caller that passes null
+            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
+                    () -> shutdown.drain(null, java.util.stream.Stream.of(1, 2, 3).onClose(closes::incrementAndGet)));
+            assertThat(owner.thrown(NullPointerException.class)).hasMessageContaining("pool");
+        }
+        assertThat(closes).hasValue(1);
+    }
+
+    /** WP-27: {@code install} registers the hook with the JVM, and {@code close} removes it. */
+    @Test
+    void installRegistersTheHookAndCloseRemovesIt() {
+        StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT);
+        try {
+            assertThatThrownBy(() -> Runtime.getRuntime().addShutdownHook(shutdown.hook())).as("registered once installed")
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("previously registered");
+        } finally {
+            shutdown.close();
+        }
+        assertThat(Runtime.getRuntime().removeShutdownHook(shutdown.hook())).as("still registered after the close").isFalse();
+    }
+
+    /** WP-27: what a registration says of itself, and {@code received()}, before and after the shutdown begins. */
+    @Test
+    void aRegistrationSaysWhetherTheShutdownBegan() {
+        StopOnShutdown shutdown = StopOnShutdown.install(Duration.ofSeconds(3), Duration.ofSeconds(2));
+        try {
+            assertThat(shutdown.received()).isFalse();
+            assertThat(shutdown).hasToString("StopOnShutdown[deadline=PT3S, grace=PT2S, waiting, 0 running]");
+        } finally {
+            shutdown.close();
+        }
+        assertThat(shutdown).hasToString("StopOnShutdown[deadline=PT3S, grace=PT2S, waiting, 0 running, closed]");
+        shutdown.onShutdown(); // closed, nothing running: returns at once
+        assertThat(shutdown.received()).isTrue();
+        assertThat(shutdown).hasToString("StopOnShutdown[deadline=PT3S, grace=PT2S, received, 0 running, closed]");
     }
 
     /**
