@@ -173,6 +173,42 @@ class DeferredRetryTest {
     }
 
     /**
+     * WP-29, WP-18: a priorAttempts that throws a VirtualMachineError (other than a stack
+     * overflow, which is the call's own) crashes the run, as any callback's does: the run ends
+     * {@code Crashed} with it, the item it was asked about is released to the store as cancelled,
+     * never attempted, and the books are exact.
+     */
+    @ParameterizedTest
+    @EnumSource(ThreadKind.class)
+    void aPriorAttemptsThatThrowsAVirtualMachineErrorCrashesTheRun(ThreadKind kind) {
+        KeepingSettler store = new KeepingSettler();
+        OutOfMemoryError oom = new OutOfMemoryError("priorAttempts ran out of memory, simulated");
+        WorkerPool<Stored, Void> pool = WorkerPool.<Stored>forEach(item -> starts.add(item.number() + "/" + ItemContext.current().attempt()))
+                .intake(intake).workers(1).settler(store).priorAttempts(item -> {
+                    if (item.number() == 1) {
+                        throw oom;
+                    }
+                    return item.attempts();
+                }).build();
+        Call<RunOutcome<Stored>> owner = spawn.use(kind).call("owner", () -> {
+            try (Results<Stored, Void> results = pool.run(List.of(new Stored(0, 0), new Stored(1, 0), new Stored(2, 0)).iterator())) {
+                try {
+                    Workloads.drain(results);
+                } catch (VirtualMachineError expected) {
+                    // the outcome says which
+                }
+                return Workloads.assertLedgerExact(results);
+            }
+        });
+        RunOutcome<Stored> outcome = Objects.requireNonNull(owner.value());
+        assertThat(outcome).isInstanceOfSatisfying(RunOutcome.Crashed.class, crashed -> assertThat(crashed.cause()).isSameAs(oom));
+        assertThat(starts).doesNotContain("1/1");
+        assertThat(store.offered).filteredOn(s -> s.item().number() == 1).singleElement()
+                .isInstanceOfSatisfying(Settlement.Released.class, released -> assertThat(released.why()).isEqualTo(Settlement.Why.CANCELLED));
+        assertNoThreadsLeft(pool);
+    }
+
+    /**
      * WP-29, WP-2, WP-12: an abort that races a deferral (a handler aborts the run and then fails,
      * retryably): whichever comes first, every item pulled has exactly one settlement, the books
      * are exact, and the aborting item is deferred with its attempt counted or released as

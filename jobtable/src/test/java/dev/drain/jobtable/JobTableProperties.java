@@ -3,6 +3,8 @@ package dev.drain.jobtable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
+import dev.drain.pool.Backoff;
+import dev.drain.pool.ItemContext;
 import dev.drain.pool.ItemFailure;
 import dev.drain.pool.Results;
 import dev.drain.pool.RunOutcome;
@@ -10,7 +12,10 @@ import dev.drain.pool.Settlement;
 import dev.drain.pool.Settler;
 import dev.drain.pool.WorkerPool;
 import dev.drain.support.Bounds;
+import java.io.IOException;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -34,9 +39,10 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
 /**
- * JT-8, JT-13: generated runs of a pool over a job table, over {@code claims()} or the waiting
- * stream, each ended its own way at its own moment, each on a table of its own: afterwards the
- * table holds exactly the books. On both dialects.
+ * JT-8, JT-13, JT-16: generated runs of a pool over a job table, over {@code claims()} or the
+ * waiting stream, some of whose jobs fail for good and some of whose retries are deferred to the
+ * table (WP-29), each ended its own way at its own moment, each on a table of its own: afterwards
+ * the table holds exactly the books. On both dialects.
  * {@code -Djt.schedules=N} sets how many runs (the heavy profile asks 300), {@code -Djt.seed}
  * the seed.
  */
@@ -76,6 +82,8 @@ class JobTableProperties {
      * @param claimBatch rows per claim
      * @param settleBatch settlements per batch
      * @param failEvery every this-th job fails for good (0: none)
+     * @param deferEvery every this-th job that does not fail for good fails its first attempt with
+     *     a retryable exception whose retry is due in an hour, so deferred to the table (0: none)
      * @param ending how it ends; over the waiting stream, {@code NATURAL} is a stop once no row is
      *     ready or running (the stream never runs out), and a stop or an abort that the results
      *     never reach comes the same way
@@ -83,35 +91,43 @@ class JobTableProperties {
      * @param waiting whether the pool pulls the waiting stream ({@code claimsUntilStopped()}, JT-13)
      *     rather than {@code claims()}
      */
-    record Schedule(int jobs, int workers, int queueSize, int claimBatch, int settleBatch, int failEvery, Ending ending,
-            int endAfter, boolean waiting) {}
+    record Schedule(int jobs, int workers, int queueSize, int claimBatch, int settleBatch, int failEvery, int deferEvery,
+            Ending ending, int endAfter, boolean waiting) {}
 
     static Gen<Schedule> schedules() {
         Gen<int[]> shape = Generate.range(0, 40).zip(Generate.range(1, 6), Generate.range(1, 6), Generate.range(1, 8),
                 (jobs, workers, queue, claim) -> new int[] {jobs, workers, queue, claim});
-        // endAfter (0 to 30) and waiting drawn together, since a zip takes five: 0-30 over claims(), 31-61 over the waiting stream
-        return shape.zip(Generate.range(1, 8), Generate.range(0, 5), Generate.enumValues(Ending.class), Generate.range(0, 61),
-                (s, settle, failEvery, ending, drawn) -> new Schedule(s[0], s[1], s[2], s[3], settle, failEvery, ending, drawn % 31,
-                        drawn >= 31));
+        // a zip takes five, so two draws carry two values each: failEvery (0 to 4) and deferEvery (0 to 4)
+        // as one number of 0-24; endAfter (0 to 30) and waiting as one of 0-61 (31-61: over the waiting stream)
+        return shape.zip(Generate.range(1, 8), Generate.range(0, 24), Generate.enumValues(Ending.class), Generate.range(0, 61),
+                (s, settle, failing, ending, drawn) -> new Schedule(s[0], s[1], s[2], s[3], settle, failing % 5, failing / 5, ending,
+                        drawn % 31, drawn >= 31));
     }
 
-    /** JT-8, JT-6, JT-13: after any run, over either stream, done rows are the succeeded items, dead rows the failures, and every other row is ready again and is what the next claim gets. */
+    /**
+     * JT-8, JT-6, JT-13, JT-16: after any run, over either stream, done rows are the succeeded
+     * items, dead rows the failures, deferred rows wait ready with their attempt counted until
+     * their retry is due, and every other row is ready again and is what the next claim gets.
+     */
     @Test
     void theTableHoldsExactlyTheBooks(Engines engines) {
         DataSource db = engines.dataSource(dialect);
         AtomicInteger runs = new AtomicInteger();
         AtomicInteger waiting = new AtomicInteger();
+        AtomicInteger deferring = new AtomicInteger();
         qt().withFixedSeed(SEED).withExamples(SCHEDULES).withShrinkCycles(30).forAll(schedules())
                 .checkAssert(schedule -> {
                     waiting.addAndGet(schedule.waiting() ? 1 : 0);
-                    check(db, "p" + runs.incrementAndGet(), schedule);
+                    deferring.addAndGet(check(db, "p" + runs.incrementAndGet(), schedule) > 0 ? 1 : 0);
                 });
         if (runs.get() >= 10) { // a draw of two kinds: ten runs or more have both
             assertThat(waiting.get()).as("runs over the waiting stream, of %s", runs.get()).isPositive().isLessThan(runs.get());
+            assertThat(deferring.get()).as("runs that deferred a retry, of %s", runs.get()).isPositive();
         }
     }
 
-    private static void check(DataSource db, String name, Schedule s) {
+    /** Runs {@code s} on a table of its own and checks it; {@return how many retries it deferred} */
+    private static int check(DataSource db, String name, Schedule s) {
         String table = Engines.freshTable(name);
         try (JobTable t = JobTable.on(db).table(table).claimBatch(s.claimBatch()).open()) {
             t.enqueue(Rows.payloads(s.jobs()));
@@ -127,11 +143,24 @@ class JobTableProperties {
                         if (s.failEvery() > 0 && job.id() % s.failEvery() == 0) {
                             throw new IllegalArgumentException("job " + job.id() + " cannot be done");
                         }
+                        if (s.deferEvery() > 0 && job.id() % s.deferEvery() == 0 && ItemContext.current().attempt() == 1) {
+                            throw new IOException("job " + job.id() + "'s backend is down for an hour");
+                        }
                         return job.id();
                     }).workers(s.workers()).queueSize(s.queueSize()).settleBatch(s.settleBatch())
-                    .settler(batch -> {
-                        store.settle(batch);
-                        settled.addAll(batch); // only what the table took
+                    .retryable(IOException.class).maxRetries(2).retryBackoff(Backoff.fixed(Duration.ofHours(1)))
+                    .deferRetriesLongerThan(Duration.ofMinutes(1)).priorAttempts(Job::attempts)
+                    .settler(new Settler<Job>() {
+                        @Override
+                        public void settle(List<Settlement<Job>> batch) throws Exception {
+                            store.settle(batch);
+                            settled.addAll(batch); // only what the table took
+                        }
+
+                        @Override
+                        public boolean keepsDeferred() {
+                            return store.keepsDeferred();
+                        }
                     }).build();
             self.set(pool);
             if (s.ending() == Ending.ABORT_BEFORE_THE_RUN) {
@@ -176,6 +205,14 @@ class JobTableProperties {
             }
             SortedSet<Long> succeeded = lastOfKind(last, Settlement.Succeeded.class);
             SortedSet<Long> failed = lastOfKind(last, Settlement.Failed.class);
+            SortedSet<Long> deferred = lastOfKind(last, Settlement.Deferred.class);
+            assertThat(ran.stats().deferred()).as("deferred in the books").isEqualTo(deferred.size());
+            for (long id : deferred) {
+                StoredJob row = t.operations().job(id).orElseThrow();
+                assertThat(row.state()).as("a deferred row's state").isEqualTo(JobState.READY);
+                assertThat(row.attempts()).as("a deferred row's attempts").isEqualTo(1);
+                assertThat(row.runAt()).as("a deferred row's due time").isNotNull().isAfter(Instant.now().plus(Duration.ofMinutes(30)));
+            }
             assertThat(failed).as("failed settlements").isEqualTo(ids(outcome.failures().stream().map(ItemFailure::item).toList()));
             assertThat(outcome.failures()).as("failures").hasSize(failed.size());
             Set<Job> dropped = new HashSet<>(outcome.discarded());
@@ -187,13 +224,17 @@ class JobTableProperties {
             SortedSet<Long> ready = Rows.inState(db, table, "ready");
             SortedSet<Long> releasedLast = lastOfKind(last, Settlement.Released.class);
             assertThat(ready.containsAll(releasedLast)).as("every released row ready: %s in %s", releasedLast, ready).isTrue();
+            assertThat(ready.containsAll(deferred)).as("every deferred row ready: %s in %s", deferred, ready).isTrue();
             assertThat(ready.size() + succeeded.size() + failed.size()).as("rows").isEqualTo(s.jobs());
             assertThat(pool.liveThreads()).as("the pool's threads").isZero();
             List<Job> again;
             try (Stream<Job> next = t.claims()) {
                 again = next.toList();
             }
-            assertThat(Rows.ids(again)).as("what the next claim gets").isEqualTo(ready);
+            SortedSet<Long> due = new TreeSet<>(ready);
+            due.removeAll(deferred);
+            assertThat(Rows.ids(again)).as("what the next claim gets: every ready row but the deferred ones").isEqualTo(due);
+            return deferred.size();
         } catch (SQLException e) {
             throw new AssertionError(e);
         }
