@@ -50,6 +50,19 @@ class StopOnShutdownTest {
         this.intake = intake;
     }
 
+    /** {@return a pool of two workers, on this test's intake, whose handlers wait at {@code gate}} */
+    private WorkerPool<Integer, Void> gated(Workloads.Gate gate) {
+        return WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2).build();
+    }
+
+    /** Drains {@code pool} over an endless source through {@code shutdown}, on an owner of {@code kind}, once both its workers wait at {@code gate}. */
+    private Call<RunOutcome<Integer>> drainedUntilBothWait(ThreadKind kind, StopOnShutdown shutdown, WorkerPool<Integer, Void> pool,
+                                                          Workloads.Gate gate) throws InterruptedException {
+        Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner", () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
+        gate.awaitArrivals(2);
+        return owner;
+    }
+
     /**
      * WP-27: the hook stops the run being drained and holds its thread until the run has ended,
      * every success acknowledged by the store, and the registration is closed: the hook has not
@@ -65,9 +78,7 @@ class StopOnShutdownTest {
                 .settler(settler).build();
         StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(2));
         try {
-            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
-                    () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
-            gate.awaitArrivals(2);
+            Call<RunOutcome<Integer>> owner = drainedUntilBothWait(kind, shutdown, pool, gate);
             Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
             Waits.until("the run is stopping", () -> pool.toString().endsWith(", STOPPING]"));
             assertThat(hook.isDone()).as("the hook returned while the run's handlers were held").isFalse();
@@ -157,12 +168,10 @@ class StopOnShutdownTest {
     @EnumSource(ThreadKind.class)
     void aRefusedSecondDrainLeavesTheRunningOneToTheHook(ThreadKind kind) throws InterruptedException {
         Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2).build();
+        WorkerPool<Integer, Void> pool = gated(gate);
         StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(2));
         try {
-            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
-                    () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
-            gate.awaitArrivals(2);
+            Call<RunOutcome<Integer>> owner = drainedUntilBothWait(kind, shutdown, pool, gate);
             assertThatThrownBy(() -> shutdown.drain(pool, List.of(1))).isInstanceOf(IllegalStateException.class);
             Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
             Waits.until("the hook stops the run being drained", () -> pool.toString().endsWith(", STOPPING]"));
@@ -214,12 +223,10 @@ class StopOnShutdownTest {
     @EnumSource(ThreadKind.class)
     void aHookClosedFirstReturnsWhenTheLastRunEnds(ThreadKind kind) throws InterruptedException {
         Workloads.Gate gate = new Workloads.Gate();
-        WorkerPool<Integer, Void> pool = WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2).build();
+        WorkerPool<Integer, Void> pool = gated(gate);
         StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(4));
         try {
-            Call<RunOutcome<Integer>> owner = spawn.use(kind).call("owner",
-                    () -> shutdown.drain(pool, Workloads.CountingSource.endless()));
-            gate.awaitArrivals(2);
+            Call<RunOutcome<Integer>> owner = drainedUntilBothWait(kind, shutdown, pool, gate);
             Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
             Waits.until("the run is stopping", () -> pool.toString().endsWith(", STOPPING]"));
             shutdown.close();
