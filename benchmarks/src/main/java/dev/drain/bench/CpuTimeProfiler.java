@@ -22,7 +22,8 @@ import org.openjdk.jmh.results.ScalarResult;
 public final class CpuTimeProfiler implements InternalProfiler {
     private long cpuBefore;
 
-    private static long processCpuNanos() {
+    /** {@return this JVM's CPU time so far, every thread counted, in ns; -1 where the JDK does not say} */
+    static long processCpuNanos() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
         }

@@ -1,7 +1,6 @@
 package dev.drain.bench;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +47,7 @@ public final class MachineCpuProfiler implements InternalProfiler {
     public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
         machineBefore = machineBusyTicks();
         postgresBefore = postgresTicks();
-        jvmBefore = jvmCpuNanos();
+        jvmBefore = CpuTimeProfiler.processCpuNanos();
         wallBefore = System.nanoTime();
     }
 
@@ -56,7 +55,7 @@ public final class MachineCpuProfiler implements InternalProfiler {
     public Collection<? extends Result<?>> afterIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams,
                                                           IterationResult result) {
         double seconds = (System.nanoTime() - wallBefore) / 1e9;
-        long jvmAfter = jvmCpuNanos();
+        long jvmAfter = CpuTimeProfiler.processCpuNanos();
         long machineAfter = machineBusyTicks();
         long postgresAfter = postgresTicks();
         if (machineBefore < 0 || machineAfter < 0 || postgresBefore < 0 || postgresAfter < 0 || jvmBefore < 0 || seconds <= 0) {
@@ -71,13 +70,6 @@ public final class MachineCpuProfiler implements InternalProfiler {
 
     private static ScalarResult cores(String name, double value) {
         return new ScalarResult(name, value, "cores", AggregationPolicy.AVG);
-    }
-
-    private static long jvmCpuNanos() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
     }
 
     /** {@return the busy ticks of all cores since boot, or -1 off Linux} */

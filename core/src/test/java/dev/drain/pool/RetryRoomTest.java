@@ -61,14 +61,20 @@ class RetryRoomTest {
         assertThat(room.nanosToNextDue(0)).isEqualTo(Long.MAX_VALUE);
     }
 
+    /** {@return a worker of {@code kind} waiting in {@code room}'s {@code awaitDue} for "late", parked there, due in an hour} */
+    private Call<RetryRoom.Waiting<String>> waitingForAnItemDueInAnHour(RetryRoom<String> room, ThreadKind kind) {
+        assertThat(room.park("late", 2, System.nanoTime() + HOUR)).isEqualTo(RetryRoom.Parked.PARKED);
+        Call<RetryRoom.Waiting<String>> worker = spawn.use(kind).call("worker", room::awaitDue);
+        Waits.untilParked(worker.thread());
+        return worker;
+    }
+
     /** WP-28: a worker waiting for an item due in an hour takes one parked later that is due now, at once. */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void aWaitingWorkerTakesAnEarlierItemParkedLater(ThreadKind kind) {
         RetryRoom<String> room = new RetryRoom<>(2);
-        assertThat(room.park("late", 2, System.nanoTime() + HOUR)).isEqualTo(RetryRoom.Parked.PARKED);
-        Call<RetryRoom.Waiting<String>> worker = spawn.use(kind).call("worker", room::awaitDue);
-        Waits.untilParked(worker.thread());
+        Call<RetryRoom.Waiting<String>> worker = waitingForAnItemDueInAnHour(room, kind);
         assertThat(room.park("now", 3, System.nanoTime())).isEqualTo(RetryRoom.Parked.PARKED);
         assertThat(Objects.requireNonNull(worker.value()).held()).isEqualTo("now");
     }
@@ -78,9 +84,7 @@ class RetryRoomTest {
     @EnumSource(ThreadKind.class)
     void aDropWakesAWaitingWorker(ThreadKind kind) {
         RetryRoom<String> room = new RetryRoom<>(2);
-        assertThat(room.park("late", 2, System.nanoTime() + HOUR)).isEqualTo(RetryRoom.Parked.PARKED);
-        Call<RetryRoom.Waiting<String>> worker = spawn.use(kind).call("worker", room::awaitDue);
-        Waits.untilParked(worker.thread());
+        Call<RetryRoom.Waiting<String>> worker = waitingForAnItemDueInAnHour(room, kind);
         assertThat(room.drop()).extracting(RetryRoom.Waiting::held).containsExactly("late");
         assertThat(worker.value()).isNull();
     }

@@ -50,6 +50,13 @@ class StopOnShutdownTest {
         this.intake = intake;
     }
 
+    /** {@return the hook of {@code shutdown}, run on a platform thread of the test's, once it has stopped {@code pool}'s run} */
+    private Call<Void> hookStopping(StopOnShutdown shutdown, WorkerPool<?, ?> pool) {
+        Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
+        Waits.until("the hook stops the run", () -> pool.toString().endsWith(", STOPPING]"));
+        return hook;
+    }
+
     /** {@return a pool of two workers, on this test's intake, whose handlers wait at {@code gate}} */
     private WorkerPool<Integer, Void> gated(Workloads.Gate gate) {
         return WorkerPool.<Integer>forEach(item -> gate.pass()).intake(intake).workers(2).build();
@@ -79,8 +86,7 @@ class StopOnShutdownTest {
         StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(2));
         try {
             Call<RunOutcome<Integer>> owner = drainedUntilBothWait(kind, shutdown, pool, gate);
-            Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
-            Waits.until("the run is stopping", () -> pool.toString().endsWith(", STOPPING]"));
+            Call<Void> hook = hookStopping(shutdown, pool);
             assertThat(hook.isDone()).as("the hook returned while the run's handlers were held").isFalse();
             gate.open();
             assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
@@ -173,8 +179,7 @@ class StopOnShutdownTest {
         try {
             Call<RunOutcome<Integer>> owner = drainedUntilBothWait(kind, shutdown, pool, gate);
             assertThatThrownBy(() -> shutdown.drain(pool, List.of(1))).isInstanceOf(IllegalStateException.class);
-            Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
-            Waits.until("the hook stops the run being drained", () -> pool.toString().endsWith(", STOPPING]"));
+            Call<Void> hook = hookStopping(shutdown, pool);
             gate.open();
             assertThat(owner.value()).isEqualTo(new RunOutcome.Completed<Integer>(true));
             shutdown.close();
@@ -227,8 +232,7 @@ class StopOnShutdownTest {
         StopOnShutdown shutdown = StopOnShutdown.install(Bounds.WAIT.multipliedBy(4));
         try {
             Call<RunOutcome<Integer>> owner = drainedUntilBothWait(kind, shutdown, pool, gate);
-            Call<Void> hook = spawn.use(ThreadKind.PLATFORM).run("hook", shutdown::onShutdown);
-            Waits.until("the run is stopping", () -> pool.toString().endsWith(", STOPPING]"));
+            Call<Void> hook = hookStopping(shutdown, pool);
             shutdown.close();
             Waits.untilParked(hook.thread());
             assertThat(hook.isDone()).as("the hook returned while a run was still held").isFalse();

@@ -259,6 +259,20 @@ final class Workloads {
     }
 
     /**
+     * Reads {@code results} to the end, where a {@link PoolAborted} is expected (the outcome says
+     * whether the run was aborted), then checks the books as {@link #assertLedgerExact(Results)};
+     * {@return the outcome}
+     */
+    static <T> RunOutcome<T> drainPastAnAbort(Results<T, ?> results) {
+        try {
+            drain(results);
+        } catch (PoolAborted expected) {
+            // the outcome says which
+        }
+        return assertLedgerExact(results);
+    }
+
+    /**
      * WP-2: the run has ended and its books balance: every pulled item has exactly one fate, the
      * outcome's lists are exactly the counters, and no more results were delivered than produced
      * (every one of them, if the consumer read to the end: {@link #assertEveryResultDelivered}).
